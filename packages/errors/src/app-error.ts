@@ -1,0 +1,112 @@
+/** Who is at fault: the caller (`user`), us (`system`) or a service we depend on (`upstream`). */
+export type ErrorCategory = 'user' | 'system' | 'upstream';
+
+/** One problem inside a validation error (JSON pointer path + stable code + message + hint). */
+export interface FieldIssue {
+  path: string;
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export interface AppErrorOptions {
+  /** Stable, machine-readable code, e.g. `agent_not_found`. Never change a published code. */
+  code: string;
+  message: string;
+  category: ErrorCategory;
+  /** HTTP status used when the error reaches the API boundary. */
+  status?: number;
+  /** Whether retrying the same operation later may succeed. */
+  retryable?: boolean;
+  /** Milliseconds the caller should wait before retrying (429/503). */
+  retryAfterMs?: number;
+  /** Extra, safe-to-show data (never secrets). */
+  details?: Record<string, unknown>;
+  issues?: FieldIssue[];
+  cause?: unknown;
+}
+
+/**
+ * The single error family of Agentry. Everything that can go wrong in a way we understand is an
+ * `AppError` with a stable `code`; the API maps it to problem+json, the worker decides retries
+ * from `isRetryable`.
+ *
+ * @example
+ * throw new AppError({ code: 'agent_not_found', message: 'No such agent', category: 'user', status: 404 });
+ */
+export class AppError extends Error {
+  readonly code: string;
+  readonly category: ErrorCategory;
+  readonly status: number;
+  readonly isRetryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
+  readonly issues: FieldIssue[] | undefined;
+
+  constructor(options: AppErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = options.code;
+    this.category = options.category;
+    this.status = options.status ?? defaultStatus(options.category);
+    this.isRetryable = options.retryable ?? options.category !== 'user';
+    this.retryAfterMs = options.retryAfterMs;
+    this.details = options.details;
+    this.issues = options.issues;
+  }
+
+  /** A plain JSON form, safe to store in a run row or send over a queue. */
+  toJSON(): SerializedAppError {
+    return {
+      code: this.code,
+      message: this.message,
+      category: this.category,
+      status: this.status,
+      retryable: this.isRetryable,
+      ...(this.details ? { details: this.details } : {}),
+      ...(this.issues ? { issues: this.issues } : {}),
+    };
+  }
+
+  /** Rebuilds an error from {@link AppError.toJSON} output. */
+  static fromJSON(json: SerializedAppError): AppError {
+    return new AppError({ ...json, retryable: json.retryable });
+  }
+}
+
+export interface SerializedAppError {
+  code: string;
+  message: string;
+  category: ErrorCategory;
+  status: number;
+  retryable: boolean;
+  details?: Record<string, unknown>;
+  issues?: FieldIssue[];
+}
+
+function defaultStatus(category: ErrorCategory): number {
+  if (category === 'user') return 400;
+  if (category === 'upstream') return 502;
+  return 500;
+}
+
+/** True for any `AppError`, including ones from another copy of this module. */
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError || (value instanceof Error && value.name === 'AppError' && 'code' in value);
+}
+
+/**
+ * Wraps anything thrown into an `AppError`: known errors pass through, unknown ones become a
+ * non-leaking `internal_error` that keeps the original as `cause` for logs.
+ */
+export function toAppError(value: unknown): AppError {
+  if (isAppError(value)) return value;
+  return new AppError({
+    code: 'internal_error',
+    message: 'An unexpected error occurred',
+    category: 'system',
+    status: 500,
+    retryable: false,
+    cause: value,
+  });
+}

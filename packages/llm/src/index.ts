@@ -1,0 +1,14 @@
+export type { ContentPart, Message, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart } from './messages.ts';
+export { textOf, toolCallsOf } from './messages.ts';
+export type {
+  CallOptions,
+  FinishReason,
+  LanguageModel,
+  ModelRequest,
+  ModelResponse,
+  StreamEvent,
+  ToolChoice,
+  ToolDefinition,
+  Usage,
+} from './model.ts';
+export { addUsage, emptyUsage } from './model.ts';
