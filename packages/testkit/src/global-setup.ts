@@ -1,0 +1,20 @@
+import { canConnect, testServices } from './services.ts';
+
+/**
+ * Vitest global setup: finds out which real services the machine has, and says so loudly when one
+ * is missing (tests that need it are then skipped, never silently passed).
+ */
+export default async function setup(): Promise<void> {
+  const [postgres, redis] = await Promise.all([
+    canConnect(testServices.postgresUrl),
+    canConnect(testServices.redisUrl),
+  ]);
+  process.env.AGENTRY_TEST_HAS_POSTGRES = postgres ? '1' : '0';
+  process.env.AGENTRY_TEST_HAS_REDIS = redis ? '1' : '0';
+  if (!postgres)
+    console.warn(
+      `\n[agentry tests] NOTICE: no PostgreSQL at ${testServices.postgresUrl}: Postgres suites run on embedded PGlite only.\n`,
+    );
+  if (!redis)
+    console.warn(`\n[agentry tests] NOTICE: no Redis at ${testServices.redisUrl}: BullMQ suites are SKIPPED.\n`);
+}

@@ -1,0 +1,1 @@
+export { availableServices, canConnect, testServices } from './services.ts';
