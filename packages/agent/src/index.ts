@@ -1,0 +1,1 @@
+export type { ToolExecutionResult, ToolExecutor } from './tool-executor.ts';
