@@ -1,3 +1,4 @@
-export { availableServices, canConnect, testServices } from './services.ts';
 export * from './fake-llm/index.ts';
 export * from './recording-server.ts';
+export { availableServices, canConnect, deleteRedisKeys, testServices } from './services.ts';
+export { createTemplate, createTestDatabase, dropDatabase, type TestDatabase, type TestDatabaseKind, testDatabaseKinds } from './test-database.ts';

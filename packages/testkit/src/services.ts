@@ -28,3 +28,15 @@ export function availableServices(): { postgres: boolean; redis: boolean } {
     redis: process.env.AGENTRY_TEST_HAS_REDIS === '1',
   };
 }
+
+/** Deletes every Redis key under a test's random prefix (BullMQ leaves its keys behind). */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(testServices.redisUrl);
+  try {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}

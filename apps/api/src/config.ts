@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+import {
+  type Env,
+  EnvError,
+  envEnum,
+  envInt,
+  envList,
+  envString,
+  envUrl,
+  LOG_LEVELS,
+  type ModelProviderSettings,
+  modelSettingsFromEnv,
+} from '@agentry/runner';
+
+/** Everything the API process needs, read once from the environment. */
+export interface ApiConfig {
+  /** `embedded`: API and worker in one process (PGlite and in-process jobs unless URLs are set). */
+  mode: 'embedded' | 'api';
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  queuePrefix: string;
+  platformAdminToken?: string;
+  models: ModelProviderSettings;
+  egressAllowlist: string[];
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** How long `POST …/messages` waits for the run before answering 202. */
+  runWaitMs: number;
+  workerConcurrency: number;
+}
+
+/**
+ * The only place the API reads `process.env`. Throws `EnvError` naming the variable on a bad value.
+ *
+ * @example
+ * const config = readApiConfig(process.env, process.argv.includes('--embedded'));
+ */
+export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
+  const databaseUrl = envUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = envUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  if (!embedded && (!databaseUrl || !redisUrl)) {
+    throw new EnvError(
+      databaseUrl ? 'REDIS_URL' : 'DATABASE_URL',
+      'the separate API process needs both DATABASE_URL and REDIS_URL (use `pnpm start` for the embedded mode)',
+    );
+  }
+  const token = envString(env, 'PLATFORM_ADMIN_TOKEN');
+  if (token !== undefined && token.length < 16) throw new EnvError('PLATFORM_ADMIN_TOKEN', 'use at least 16 characters');
+  return {
+    mode: embedded ? 'embedded' : 'api',
+    port: envInt(env, 'PORT', 3000, [0, 65535]),
+    host: envString(env, 'HOST') ?? '127.0.0.1',
+    dataDir: resolve(envString(env, 'DATA_DIR') ?? '.data'),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(redisUrl ? { redisUrl } : {}),
+    queuePrefix: envString(env, 'QUEUE_PREFIX') ?? 'agentry',
+    ...(token ? { platformAdminToken: token } : {}),
+    models: modelSettingsFromEnv(env),
+    egressAllowlist: envList(env, 'EGRESS_ALLOWLIST'),
+    logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    runWaitMs: envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]),
+    workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
+  };
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAgentConfig } from '@agentry/config';
+import { countTenants, createAgent, createConversation, createTenantWithKey, type Db } from '@agentry/db';
+import { generateSecretKey } from '../http/auth.ts';
+
+export interface DemoCredentials {
+  tenant_id: string;
+  api_key: string;
+  agent_id: string;
+  conversation_id: string;
+}
+
+const DEMO_CONFIG = new URL('../../../../configs/seed-demo-booking.json', import.meta.url);
+
+/**
+ * On the embedded mode's first start (no tenants yet): a demo tenant, key, agent (from
+ * `configs/`) and conversation. The credentials are kept in the local data dir so later starts can
+ * print them again; this is a single-user development install.
+ */
+export async function seedDemo(db: Db, dataDir: string): Promise<DemoCredentials | undefined> {
+  const file = join(dataDir, 'demo.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
+  if ((await countTenants(db)) > 0) return undefined;
+  const raw = JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as Record<string, unknown>;
+  const { config, hash } = loadAgentConfig(raw);
+  const key = generateSecretKey();
+  const { tenant } = await createTenantWithKey(db, { name: 'Demo', key });
+  const { agent } = await createAgent(db, {
+    tenantId: tenant.id,
+    name: config.basic_settings.name,
+    config: raw,
+    contentHash: hash,
+    publish: true,
+  });
+  const conversation = await createConversation(db, { tenantId: tenant.id, agentId: agent.id, agentVersion: null, context: {} });
+  const credentials = { tenant_id: tenant.id, api_key: key.key, agent_id: agent.id, conversation_id: conversation.id };
+  writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  return credentials;
+}
+
+/** The embedded mode's operator token: from the environment, else generated once and kept locally. */
+export function embeddedAdminToken(dataDir: string, fromEnv: string | undefined): string {
+  if (fromEnv) return fromEnv;
+  const file = join(dataDir, 'platform-admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = `pat_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+/** The start-up banner: where the API is and a curl that talks to the demo agent. */
+export function banner(url: string, adminToken: string, demo: DemoCredentials | undefined, modelConfigured: boolean): string {
+  const lines = [
+    '',
+    `Agentry is running (embedded mode) at ${url}`,
+    `  platform admin token: ${adminToken}`,
+  ];
+  if (demo) {
+    lines.push(
+      `  demo tenant key:      ${demo.api_key}`,
+      `  demo agent:           ${demo.agent_id}`,
+      '',
+      'Talk to the demo agent:',
+      `  curl -s -X POST ${url}/v1/conversations/${demo.conversation_id}/messages \\`,
+      `    -H 'Authorization: Bearer ${demo.api_key}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"content":"I want to schedule a demo, my email is john@example.com"}'`,
+      '',
+      'Start a new conversation:',
+      `  curl -s -X POST ${url}/v1/conversations -H 'Authorization: Bearer ${demo.api_key}' \\`,
+      `    -H 'Content-Type: application/json' -d '{"agent_id":"${demo.agent_id}"}'`,
+    );
+  }
+  if (!modelConfigured) {
+    lines.push(
+      '',
+      'No model is configured: chats answer `model_not_configured`. Set OPENAI_API_KEY, ANTHROPIC_API_KEY',
+      'or OPENAI_BASE_URL (any OpenAI-compatible server; `pnpm fake-llm` starts a local fake one).',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,115 @@
+import type { Agent, AgentVersion, Conversation, Run, StoredMessage } from '@agentry/db';
+import type { ContentPart, ToolCallPart, ToolResultPart } from '@agentry/llm';
+
+/** Public JSON shapes (snake_case), kept in one place so every route answers alike. */
+export function agentView(agent: Agent) {
+  return {
+    id: agent.id,
+    object: 'agent',
+    name: agent.name,
+    published_version: agent.publishedVersion,
+    latest_version: agent.latestVersion,
+    created_at: agent.createdAt.toISOString(),
+    updated_at: agent.updatedAt.toISOString(),
+  };
+}
+
+export function versionView(version: AgentVersion, agent: Agent) {
+  return {
+    agent_id: version.agentId,
+    object: 'agent_version',
+    version: version.version,
+    content_hash: version.contentHash,
+    published: agent.publishedVersion === version.version,
+    created_at: version.createdAt.toISOString(),
+  };
+}
+
+export function conversationView(conversation: Conversation) {
+  return {
+    id: conversation.id,
+    object: 'conversation',
+    agent_id: conversation.agentId,
+    agent_version: conversation.agentVersion,
+    context: conversation.context,
+    created_at: conversation.createdAt.toISOString(),
+    updated_at: conversation.updatedAt.toISOString(),
+  };
+}
+
+function partView(part: ContentPart) {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'reasoning':
+      return { type: 'reasoning', text: part.text };
+    case 'tool_call':
+      return { type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_call_id: part.toolCallId,
+        name: part.toolName,
+        output: part.output,
+        is_error: part.isError ?? false,
+      };
+  }
+}
+
+export function messageView(message: StoredMessage) {
+  return {
+    id: message.id,
+    object: 'message',
+    seq: message.seq,
+    role: message.role,
+    run_id: message.runId,
+    content: message.content.map(partView),
+    created_at: message.createdAt.toISOString(),
+  };
+}
+
+/** A run with its reply, the tool calls it made (with results) and meta, as seed 002 describes. */
+export function runView(run: Run, messages: StoredMessage[]) {
+  const produced = messages.filter((m) => m.role !== 'user');
+  const results = new Map<string, ToolResultPart>();
+  for (const m of produced) for (const p of m.content) if (p.type === 'tool_result') results.set(p.toolCallId, p);
+  const calls = produced.flatMap((m) => m.content.filter((p): p is ToolCallPart => p.type === 'tool_call'));
+  const lastAssistant = produced.findLast((m) => m.role === 'assistant');
+  const reply = lastAssistant?.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('') ?? null;
+  const latencyMs = run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.createdAt.getTime() : null;
+  return {
+    id: run.id,
+    object: 'run',
+    conversation_id: run.conversationId,
+    agent_id: run.agentId,
+    agent_version: run.agentVersion,
+    status: run.status,
+    reply: run.status === 'completed' ? reply : null,
+    tool_calls: calls.map((call) => {
+      const result = results.get(call.id);
+      return {
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        output: result?.output ?? null,
+        is_error: result?.isError ?? false,
+      };
+    }),
+    meta: {
+      input_tokens: run.usage.inputTokens,
+      output_tokens: run.usage.outputTokens,
+      cache_read_tokens: run.usage.cacheReadTokens,
+      cache_write_tokens: run.usage.cacheWriteTokens,
+      total_tokens: run.usage.inputTokens + run.usage.outputTokens,
+      tool_call_count: run.toolCallCount,
+      steps: run.steps.length,
+      latency_ms: latencyMs,
+    },
+    steps: run.steps,
+    error: run.error ?? null,
+    trace_id: run.traceId,
+    created_at: run.createdAt.toISOString(),
+    started_at: run.startedAt?.toISOString() ?? null,
+    finished_at: run.finishedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,47 @@
+import { mkdirSync } from 'node:fs';
+import { EnvError } from '@agentry/runner';
+import { type ApiConfig, readApiConfig } from './config.ts';
+import { banner, embeddedAdminToken, seedDemo } from './embedded/demo-seed.ts';
+import { startPlatform } from './platform.ts';
+
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+function loadConfig(): ApiConfig {
+  try {
+    return readApiConfig(process.env, process.argv.includes('--embedded'));
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  let config = loadConfig();
+  if (config.mode === 'embedded') {
+    mkdirSync(config.dataDir, { recursive: true });
+    config = { ...config, platformAdminToken: embeddedAdminToken(config.dataDir, config.platformAdminToken) };
+  }
+  const platform = await startPlatform(config);
+  if (config.mode === 'embedded') {
+    const demo = await seedDemo(platform.database.db, config.dataDir);
+    const modelConfigured = Boolean(config.models.openai || config.models.anthropic);
+    process.stdout.write(banner(platform.url, config.platformAdminToken!, demo, modelConfigured));
+  }
+  platform.logger.info({ url: platform.url }, 'api listening');
+
+  const shutdown = (signal: string) => {
+    platform.logger.info({ signal }, 'shutting down');
+    setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
+    platform.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+await main();

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { compileAgent, loadAgentConfig } from '@agentry/config';
+import {
+  createConversation,
+  createRunWithInput,
+  type Db,
+  deleteConversation,
+  deleteRun,
+  getAgent,
+  getAgentVersion,
+  getConversation,
+  getRun,
+  isId,
+  listMessages,
+  listRunMessages,
+} from '@agentry/db';
+import { errors } from '@agentry/errors';
+import { resolveModel } from '@agentry/runner';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps.ts';
+import type { AuthVariables } from '../http/auth.ts';
+import { readJson } from '../http/body.ts';
+import { conversationView, messageView, runView } from '../http/views.ts';
+
+const MAX_MESSAGE_CHARS = 32_000;
+
+const NewConversation = z.strictObject({
+  agent_id: z.string(),
+  agent_version: z.number().int().positive().optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+});
+
+const NewMessage = z.strictObject({ content: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
+
+async function loadConversation(db: Db, tenantId: string, id: string) {
+  const conversation = isId(id) ? await getConversation(db, tenantId, id) : undefined;
+  if (!conversation) throw errors.notFound('conversation', id);
+  return conversation;
+}
+
+/** Conversations, their messages, and the runs a message starts. */
+export function conversationRoutes(deps: ApiDeps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.post('/', async (c) => {
+    const body = await readJson(c, NewConversation);
+    const tenantId = c.var.tenant.id;
+    const agent = isId(body.agent_id) ? await getAgent(deps.db, tenantId, body.agent_id) : undefined;
+    if (!agent) throw errors.notFound('agent', body.agent_id);
+    if (body.agent_version !== undefined && !(await getAgentVersion(deps.db, tenantId, agent.id, body.agent_version))) {
+      throw errors.notFound('agent_version', String(body.agent_version));
+    }
+    if (body.agent_version === undefined && agent.publishedVersion === null) {
+      throw errors.conflict('agent_not_published', 'The agent has no published version; publish one or name a version');
+    }
+    const conversation = await createConversation(deps.db, {
+      tenantId,
+      agentId: agent.id,
+      agentVersion: body.agent_version ?? null,
+      context: body.context ?? {},
+    });
+    return c.json(conversationView(conversation), 201);
+  });
+
+  app.get('/:id', async (c) => {
+    const conversation = await loadConversation(deps.db, c.var.tenant.id, c.req.param('id'));
+    const messages = await listMessages(deps.db, c.var.tenant.id, conversation.id);
+    return c.json({ ...conversationView(conversation), messages: messages.map(messageView) });
+  });
+
+  app.delete('/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!isId(id) || !(await deleteConversation(deps.db, c.var.tenant.id, id))) throw errors.notFound('conversation', id);
+    return c.body(null, 204);
+  });
+
+  app.post('/:id/messages', async (c) => {
+    const tenantId = c.var.tenant.id;
+    const conversation = await loadConversation(deps.db, tenantId, c.req.param('id'));
+    const body = await readJson(c, NewMessage);
+    const agent = await getAgent(deps.db, tenantId, conversation.agentId);
+    const versionNumber = conversation.agentVersion ?? agent?.publishedVersion;
+    const version = agent && versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
+    if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
+    // Fail before writing anything when the agent's model cannot be reached at all.
+    const { config, hash } = loadAgentConfig(version.config);
+    resolveModel(compileAgent(config, hash).model, deps.models);
+
+    const { run } = await createRunWithInput(deps.db, {
+      tenantId,
+      conversationId: conversation.id,
+      agentId: version.agentId,
+      agentVersion: version.version,
+      traceId: randomBytes(16).toString('hex'),
+      message: { role: 'user', content: [{ type: 'text', text: body.content }] },
+    });
+    try {
+      await deps.queue.enqueue(run.id, { runId: run.id, tenantId });
+    } catch (error) {
+      // The run could not be queued: remove what this request wrote so nothing is half-written.
+      await deleteRun(deps.db, tenantId, run.id);
+      throw error;
+    }
+    const outcome = await deps.queue.waitUntilFinished(run.id, deps.runWaitMs);
+    const stored = await getRun(deps.db, tenantId, run.id);
+    if (!stored) throw errors.notFound('run', run.id);
+    const view = runView(stored, await listRunMessages(deps.db, tenantId, run.id));
+    if (outcome === 'timeout' || stored.status === 'queued' || stored.status === 'running') {
+      c.header('location', `/v1/runs/${run.id}`);
+      return c.json(view, 202);
+    }
+    return c.json(view, 200);
+  });
+
+  return app;
+}

@@ -1,0 +1,129 @@
+/**
+ * The agent configuration format, as tenants write it (snake_case keys, seed §5.11). The JSON Schema
+ * in `configs/agent-config.schema.json` is the authority; these types mirror it for code.
+ */
+
+export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
+
+/** Who the agent is; turned into the first part of the system prompt. */
+export interface BasicSettings {
+  name: string;
+  description?: string;
+  background?: string;
+  language?: string;
+  tone?: string;
+  chatbot_id?: string;
+  /** Extra free-form rules appended to the system prompt. */
+  instructions?: string;
+}
+
+/** "When <condition>, do <action>", optionally naming the tools the action uses. */
+export interface ActionBook {
+  condition: string;
+  action: string;
+  tools?: string[];
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/** The HTTP request a tool call becomes. Strings may hold placeholders (`{{email}}`, `{email}`). */
+export interface EndpointConfig {
+  url: string;
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  query_params?: Record<string, string | number | boolean>;
+  body?: Record<string, unknown> | unknown[];
+  /** Seconds (default: `limits.tool_timeout`, 30). */
+  timeout?: number;
+}
+
+/** How a tool's response is cut down before the model sees it. */
+export interface ResponseConfig {
+  max_bytes?: number;
+  fields?: string[];
+  ephemeral?: number;
+}
+
+/** JSON Schema (safe subset) of a tool's arguments. */
+export interface ParametersSchema {
+  type: 'object';
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+  additionalProperties?: boolean;
+  description?: string;
+  title?: string;
+  $defs?: Record<string, Record<string, unknown>>;
+}
+
+export interface ToolConfig {
+  name: string;
+  description: string;
+  /** `http` (default) calls `endpoint`; `client` tools are run by the embedding application. */
+  type?: 'http' | 'client';
+  approval?: 'never' | 'always';
+  parameters?: ParametersSchema;
+  endpoint?: EndpointConfig;
+  response?: ResponseConfig;
+  retries?: number;
+}
+
+export type ModelProvider = 'openai' | 'anthropic' | 'openai_compatible';
+
+export interface ModelConfig {
+  provider?: ModelProvider;
+  name?: string;
+  temperature?: number;
+  max_output_tokens?: number;
+}
+
+export interface LimitsConfig {
+  max_steps?: number;
+  max_tool_calls?: number;
+  max_tokens?: number;
+  /** Seconds. */
+  run_timeout?: number;
+  /** Seconds; default for tools without `endpoint.timeout`. */
+  tool_timeout?: number;
+}
+
+export type ContextVariableType = 'string' | 'number' | 'integer' | 'boolean';
+
+/** A context variable the embedding application passes with each conversation. */
+export interface ContextVariableConfig {
+  name: string;
+  type?: ContextVariableType;
+  required?: boolean;
+  description?: string;
+  visible_to_model?: boolean;
+}
+
+export interface WidgetConfig {
+  title?: string;
+  greeting?: string;
+  colors?: { primary?: string; background?: string; text?: string };
+  position?: 'bottom-right' | 'bottom-left';
+  suggested_questions?: string[];
+  allowed_origins?: string[];
+}
+
+export type ToolProtocol = 'native' | 'json' | 'xml';
+
+/**
+ * A validated agent configuration (see `loadAgentConfig`). `action_books` and `tools` are always
+ * present after loading, even when the uploaded JSON left them out.
+ */
+export interface AgentConfig {
+  $schema?: string;
+  basic_settings: BasicSettings;
+  action_books: ActionBook[];
+  tools: ToolConfig[];
+  model?: ModelConfig;
+  limits?: LimitsConfig;
+  /** `auto` (default), `none`, `required` or a tool name. */
+  tool_choice?: string;
+  parallel_tool_calls?: boolean;
+  require_done_tool?: boolean;
+  tool_protocol?: ToolProtocol;
+  context?: ContextVariableConfig[];
+  widget?: WidgetConfig;
+}

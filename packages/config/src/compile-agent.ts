@@ -1,0 +1,77 @@
+import { errors } from '@agentry/errors';
+import type { ToolChoice } from '@agentry/llm';
+import { LRUCache } from 'lru-cache';
+import type { AgentConfig } from './agent-config.ts';
+import type { CompiledAgent, CompiledLimits, CompiledTool } from './compiled-agent.ts';
+import { compileTool } from './compile-tool.ts';
+import { contextNames } from './config-checks.ts';
+import { defaults } from './defaults.ts';
+import { buildSystemPrompt } from './system-prompt.ts';
+
+// Bounded: a busy server holds the agents in use, never every config ever uploaded.
+const compiled = new LRUCache<string, CompiledAgent>({ max: 500 });
+
+/**
+ * Turns a loaded config into what a run needs (system prompt, compiled tools, limits). Cached by
+ * the config hash from `loadAgentConfig`, so requests never recompile.
+ *
+ * @example
+ * const { config, hash } = loadAgentConfig(doc);
+ * const agent = compileAgent(config, hash);
+ * agent.tools[0].render({ email: 'a@b.c' }, { context: { conversationId: 'c1' }, secrets: {} });
+ */
+export function compileAgent(config: AgentConfig, hash: string): CompiledAgent {
+  const cached = compiled.get(hash);
+  if (cached) return cached;
+  const agent = build(config, hash);
+  compiled.set(hash, agent);
+  return agent;
+}
+
+function build(config: AgentConfig, hash: string): CompiledAgent {
+  const limits = compileLimits(config);
+  const names = contextNames(config as unknown as Record<string, unknown>);
+  const tools: CompiledTool[] = config.tools.map((tool, i) => {
+    const result = compileTool(tool, i, { contextNames: names, defaultTimeoutMs: limits.toolTimeoutMs });
+    // loadAgentConfig already compiled every tool; failing here means the config skipped it.
+    if (!result.ok) throw errors.validation('The agent configuration was not validated', result.issues);
+    return result.tool;
+  });
+  const model = config.model ?? {};
+  return {
+    hash,
+    config,
+    systemPrompt: buildSystemPrompt(config),
+    tools,
+    toolDefinitions: tools.map((t) => t.definition),
+    model: {
+      ...(model.provider ? { provider: model.provider } : {}),
+      ...(model.name ? { name: model.name } : {}),
+      ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
+      ...(model.max_output_tokens !== undefined ? { maxOutputTokens: model.max_output_tokens } : {}),
+    },
+    limits,
+    toolChoice: toolChoice(config.tool_choice),
+    parallelToolCalls: config.parallel_tool_calls ?? true,
+    requireDoneTool: config.require_done_tool ?? false,
+    toolProtocol: config.tool_protocol ?? 'native',
+    contextVariables: config.context ?? [],
+    ...(config.widget ? { widget: config.widget } : {}),
+  };
+}
+
+function compileLimits(config: AgentConfig): CompiledLimits {
+  const l = config.limits ?? {};
+  return {
+    maxSteps: l.max_steps ?? defaults.maxSteps,
+    maxToolCalls: l.max_tool_calls ?? defaults.maxToolCalls,
+    maxTokens: l.max_tokens ?? defaults.maxTokens,
+    runTimeoutMs: Math.round((l.run_timeout ?? defaults.runTimeoutSeconds) * 1000),
+    toolTimeoutMs: Math.round((l.tool_timeout ?? defaults.toolTimeoutSeconds) * 1000),
+  };
+}
+
+function toolChoice(choice: string | undefined): ToolChoice {
+  if (choice === undefined || choice === 'auto' || choice === 'none' || choice === 'required') return choice ?? 'auto';
+  return { type: 'tool', name: choice };
+}

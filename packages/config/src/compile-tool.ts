@@ -1,0 +1,136 @@
+import { AppError, type FieldIssue } from '@agentry/errors';
+import type { ParametersSchema, ToolConfig } from './agent-config.ts';
+import type { CompiledTool, RenderedRequest, ToolContext } from './compiled-agent.ts';
+import { withContextAliases } from './context-variables.ts';
+import { defaults } from './defaults.ts';
+import { argumentsValidator } from './parameters-validator.ts';
+import { compileRequestTemplate, type RequestTemplate, renderRequest } from './request-template.ts';
+import type { TemplateView } from './template.ts';
+
+const emptyParameters: ParametersSchema = { type: 'object', properties: {} };
+
+/** Methods that may be retried safely: repeating them does not repeat a side effect. */
+export const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+/**
+ * Compiles one tool: argument validator, request templates, timeouts. Returns issues (with
+ * pointers under `/tools/<index>`) instead of throwing.
+ *
+ * @example
+ * const result = compileTool(config.tools[0], 0, { contextNames: ['dialogId'], defaultTimeoutMs: 30_000 });
+ */
+export function compileTool(
+  tool: ToolConfig,
+  index: number,
+  options: { contextNames: readonly string[]; defaultTimeoutMs: number },
+): { ok: true; tool: CompiledTool } | { ok: false; issues: FieldIssue[] } {
+  const at = `/tools/${index}`;
+  const parameters = tool.parameters ?? emptyParameters;
+  const parameterNames = Object.keys(parameters.properties ?? {});
+  const kind = tool.type ?? 'http';
+  let request: RequestTemplate | undefined;
+  if (kind === 'http') {
+    if (!tool.endpoint) {
+      return {
+        ok: false,
+        issues: [
+          {
+            path: `${at}/endpoint`,
+            code: 'missing_key',
+            message: `tools[${index}] (\`${tool.name}\`) is an HTTP tool but has no \`endpoint\``,
+            hint: 'add an endpoint with a url, or set "type": "client" for a tool the embedding page runs',
+          },
+        ],
+      };
+    }
+    const compiled = compileRequestTemplate(tool.endpoint, `${at}/endpoint`, {
+      parameters: parameterNames,
+      context: options.contextNames,
+    });
+    if (!compiled.ok) return compiled;
+    request = compiled.template;
+  }
+  let validate: ReturnType<typeof argumentsValidator>;
+  try {
+    validate = argumentsValidator(parameters as unknown as Record<string, unknown>);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      issues: [{ path: `${at}/parameters`, code: 'invalid_parameters_schema', message: `tools[${index}].parameters: ${detail}` }],
+    };
+  }
+  const definition = { name: tool.name, description: tool.description, parameters: { ...parameters } };
+  const timeoutSeconds = tool.endpoint?.timeout;
+  return {
+    ok: true,
+    tool: {
+      name: tool.name,
+      kind,
+      definition,
+      method: tool.endpoint?.method ?? 'GET',
+      timeoutMs: timeoutSeconds === undefined ? options.defaultTimeoutMs : Math.round(timeoutSeconds * 1000),
+      retries: tool.retries ?? 0,
+      approval: tool.approval ?? 'never',
+      response: {
+        maxBytes: tool.response?.max_bytes ?? defaults.responseMaxBytes,
+        ...(tool.response?.fields ? { fields: tool.response.fields } : {}),
+        ...(tool.response?.ephemeral ? { ephemeral: tool.response.ephemeral } : {}),
+      },
+      validateArguments: (args) => {
+        const result = validate(args);
+        if (!result.ok) return result;
+        if (result.value === null || typeof result.value !== 'object' || Array.isArray(result.value)) {
+          return { ok: false, issues: [{ path: '', code: 'wrong_type', message: 'the arguments must be a JSON object' }] };
+        }
+        return { ok: true, value: result.value as Record<string, unknown> };
+      },
+      render: (args, ctx) => {
+        if (!request) throw clientToolError(tool.name);
+        return render(request, parameterNames, args, ctx);
+      },
+    },
+  };
+}
+
+function render(
+  request: RequestTemplate,
+  parameterNames: readonly string[],
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): RenderedRequest {
+  const missing = request.secrets.filter((name) => typeof ctx.secrets[name] !== 'string');
+  if (missing.length > 0) {
+    throw new AppError({
+      code: 'missing_secret',
+      message: `The tool needs the secret(s) ${missing.join(', ')}, which this tenant has not configured`,
+      category: 'user',
+      status: 422,
+      retryable: false,
+      details: { secrets: missing },
+    });
+  }
+  return renderRequest(request, buildView(parameterNames, args, ctx));
+}
+
+/**
+ * The view a template reads. Only declared parameters are copied from the model's arguments, and
+ * `context`/`secrets` are set last, so an argument can never fill or override them.
+ */
+function buildView(parameterNames: readonly string[], args: Record<string, unknown>, ctx: ToolContext): TemplateView {
+  const view: Record<string, unknown> = Object.create(null);
+  for (const name of parameterNames) if (Object.hasOwn(args, name)) view[name] = args[name];
+  view.context = withContextAliases(ctx.context);
+  view.secrets = Object.assign(Object.create(null), ctx.secrets);
+  return view as TemplateView;
+}
+
+function clientToolError(name: string): AppError {
+  return new AppError({
+    code: 'client_tool',
+    message: `\`${name}\` is a client tool: the embedding application runs it, not the server`,
+    category: 'user',
+    status: 422,
+    retryable: false,
+  });
+}

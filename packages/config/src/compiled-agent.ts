@@ -1,0 +1,76 @@
+import type { FieldIssue } from '@agentry/errors';
+import type { ToolChoice, ToolDefinition } from '@agentry/llm';
+import type {
+  AgentConfig,
+  ContextVariableConfig,
+  HttpMethod,
+  ModelProvider,
+  ToolProtocol,
+  WidgetConfig,
+} from './agent-config.ts';
+
+/**
+ * What a tool call may draw on besides the model's arguments. Model arguments can never reach
+ * these: templates address them as `{{context.x}}` and `{{secrets.X}}`.
+ */
+export interface ToolContext {
+  /** System variables (tenantId, agentId, conversationId alias dialogId, chatbotId, userId) + declared ones. */
+  context: Record<string, unknown>;
+  /** Tenant secrets by name; never shown to the model, masked in traces. */
+  secrets: Record<string, string>;
+}
+
+/** The exact HTTP request one tool call sends. */
+export interface RenderedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export type ArgumentCheck = { ok: true; value: Record<string, unknown> } | { ok: false; issues: FieldIssue[] };
+
+/** One tool, ready to run: schema validator and request templates compiled once per config. */
+export interface CompiledTool {
+  name: string;
+  kind: 'http' | 'client';
+  definition: ToolDefinition;
+  method: HttpMethod;
+  timeoutMs: number;
+  retries: number;
+  approval: 'never' | 'always';
+  response: { maxBytes: number; fields?: string[]; ephemeral?: number };
+  /** Checks (and fills defaults of) the model's arguments against the tool's `parameters`. */
+  validateArguments(args: unknown): ArgumentCheck;
+  /**
+   * Builds the request for validated arguments. Throws an `AppError` (`invalid_arguments`,
+   * `missing_secret`, `missing_context`) when the values cannot form a safe request.
+   */
+  render(args: Record<string, unknown>, ctx: ToolContext): RenderedRequest;
+}
+
+export interface CompiledLimits {
+  maxSteps: number;
+  maxToolCalls: number;
+  maxTokens: number;
+  runTimeoutMs: number;
+  toolTimeoutMs: number;
+}
+
+/** An agent configuration turned into everything a run needs; built once per config hash. */
+export interface CompiledAgent {
+  hash: string;
+  config: AgentConfig;
+  systemPrompt: string;
+  tools: CompiledTool[];
+  toolDefinitions: ToolDefinition[];
+  model: { provider?: ModelProvider; name?: string; temperature?: number; maxOutputTokens?: number };
+  limits: CompiledLimits;
+  toolChoice: ToolChoice;
+  parallelToolCalls: boolean;
+  requireDoneTool: boolean;
+  toolProtocol: ToolProtocol;
+  /** Declared context variables (system ones excluded). */
+  contextVariables: ContextVariableConfig[];
+  widget?: WidgetConfig;
+}

@@ -1,0 +1,196 @@
+import type { FieldIssue } from '@agentry/errors';
+import { systemContextVariables } from './context-variables.ts';
+import { pointer, readablePath } from './json-pointer.ts';
+import { linearPatternError } from './linear-regexp.ts';
+import { didYouMean } from './suggest.ts';
+
+type Json = Record<string, unknown>;
+
+const builtInToolChoices = ['auto', 'none', 'required'];
+const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+/**
+ * Cross-field rules the JSON Schema cannot express: names that must exist, unique names, RE2-only
+ * patterns, retry safety. Defensive about shape, so it runs on documents the schema rejected too
+ * and every problem is reported in the same pass.
+ *
+ * @example
+ * crossFieldIssues({ basic_settings: { name: 'x' }, action_books: [{ condition: 'c', action: 'a', tools: ['nope'] }] });
+ */
+export function crossFieldIssues(doc: Json): FieldIssue[] {
+  const tools = arrayOf(doc.tools);
+  const toolNames = tools.map((t) => (isObject(t) && typeof t.name === 'string' ? t.name : undefined));
+  const known = toolNames.filter((n): n is string => n !== undefined);
+  return [
+    ...duplicateToolNames(toolNames),
+    ...actionBookToolIssues(arrayOf(doc.action_books), known),
+    ...toolChoiceIssues(doc.tool_choice, known),
+    ...contextVariableIssues(arrayOf(doc.context)),
+    ...tools.flatMap((tool, i) => (isObject(tool) ? toolIssues(tool, i) : [])),
+  ];
+}
+
+/** Names a template may use as `{{context.x}}`: system variables plus the declared ones. */
+export function contextNames(doc: Json): string[] {
+  const declared = arrayOf(doc.context)
+    .map((c) => (isObject(c) && typeof c.name === 'string' ? c.name : undefined))
+    .filter((n): n is string => n !== undefined);
+  return [...systemContextVariables, ...declared];
+}
+
+function duplicateToolNames(names: Array<string | undefined>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  names.forEach((name, i) => {
+    if (name !== undefined && names.indexOf(name) < i) {
+      issues.push({
+        path: pointer('tools', i, 'name'),
+        code: 'duplicate_tool_name',
+        message: `tools[${i}] is named \`${name}\`, like tools[${names.indexOf(name)}]`,
+        hint: 'each tool needs its own name',
+      });
+    }
+  });
+  return issues;
+}
+
+function actionBookToolIssues(books: unknown[], tools: string[]): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  books.forEach((book, i) => {
+    if (!isObject(book)) return;
+    arrayOf(book.tools).forEach((name, j) => {
+      if (typeof name !== 'string' || tools.includes(name)) return;
+      issues.push({
+        path: pointer('action_books', i, 'tools', j),
+        code: 'unknown_tool',
+        message: `action book ${i + 1} names tool \`${name}\` which does not exist`,
+        hint: didYouMean(name, tools) ?? (tools.length > 0 ? `tools defined: ${tools.join(', ')}` : 'no tools are defined'),
+      });
+    });
+  });
+  return issues;
+}
+
+function toolChoiceIssues(choice: unknown, tools: string[]): FieldIssue[] {
+  if (typeof choice !== 'string' || builtInToolChoices.includes(choice) || tools.includes(choice)) return [];
+  return [
+    {
+      path: '/tool_choice',
+      code: 'unknown_tool',
+      message: `tool_choice is \`${choice}\`, which is neither auto, none, required nor the name of a tool`,
+      hint: didYouMean(choice, [...builtInToolChoices, ...tools]),
+    },
+  ];
+}
+
+function contextVariableIssues(variables: unknown[]): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const seen: string[] = [];
+  variables.forEach((variable, i) => {
+    if (!isObject(variable) || typeof variable.name !== 'string') return;
+    const path = pointer('context', i, 'name');
+    if (systemContextVariables.includes(variable.name)) {
+      issues.push({
+        path,
+        code: 'reserved_context_variable',
+        message: `\`${variable.name}\` is filled by the system and cannot be declared`,
+        hint: `system variables: ${systemContextVariables.join(', ')}`,
+      });
+    } else if (seen.includes(variable.name)) {
+      issues.push({ path, code: 'duplicate_context_variable', message: `\`${variable.name}\` is declared twice` });
+    }
+    seen.push(variable.name);
+  });
+  return issues;
+}
+
+function toolIssues(tool: Json, i: number): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const endpoint = isObject(tool.endpoint) ? tool.endpoint : undefined;
+  const method = typeof endpoint?.method === 'string' ? endpoint.method : 'GET';
+  if (typeof tool.retries === 'number' && tool.retries > 0 && !idempotent.has(method)) {
+    issues.push({
+      path: pointer('tools', i, 'retries'),
+      code: 'retries_not_idempotent',
+      message: `tools[${i}] retries a ${method} request, which could repeat its effect (e.g. create two records)`,
+      hint: 'retries are only allowed for GET, HEAD, PUT and DELETE',
+    });
+  }
+  if (tool.type === 'client' && endpoint) {
+    issues.push({
+      path: pointer('tools', i, 'endpoint'),
+      code: 'endpoint_not_allowed',
+      message: `tools[${i}] is a client tool, so the server never calls its endpoint`,
+      hint: 'remove the endpoint, or remove "type": "client"',
+    });
+  }
+  if (isObject(tool.parameters)) issues.push(...parameterSchemaIssues(tool.parameters, pointer('tools', i, 'parameters')));
+  return issues;
+}
+
+/** Walks a parameters schema: RE2-only patterns, `required` names that exist, local `$ref`s that resolve. */
+function parameterSchemaIssues(root: Json, rootPath: string): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const defs = isObject(root.$defs) ? Object.keys(root.$defs) : [];
+  const stack: Array<[Json, string]> = [[root, rootPath]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (typeof node.pattern === 'string') {
+      const problem = linearPatternError(node.pattern);
+      if (problem) {
+        issues.push({
+          path: `${path}/pattern`,
+          code: 'unsupported_pattern',
+          message: `${readablePath(`${path}/pattern`)} cannot run safely (${problem})`,
+          hint: 'patterns use RE2 syntax: look-arounds and back-references are not supported',
+        });
+      }
+    }
+    if (typeof node.$ref === 'string') {
+      const target = node.$ref.replace(/^#\/\$defs\//, '');
+      if (!defs.includes(target)) {
+        issues.push({
+          path: `${path}/$ref`,
+          code: 'unknown_ref',
+          message: `${readablePath(`${path}/$ref`)} points to \`${node.$ref}\`, which is not defined under $defs`,
+          hint: didYouMean(target, defs),
+        });
+      }
+    }
+    const properties = isObject(node.properties) ? node.properties : {};
+    arrayOf(node.required).forEach((name, j) => {
+      if (typeof name === 'string' && !Object.hasOwn(properties, name)) {
+        issues.push({
+          path: `${path}/required/${j}`,
+          code: 'unknown_required',
+          message: `${readablePath(path)} requires \`${name}\`, which is not one of its properties`,
+          hint: didYouMean(name, Object.keys(properties)),
+        });
+      }
+    });
+    for (const [key, child] of childSchemas(node)) stack.push([child, `${path}${key}`]);
+  }
+  return issues.map((issue) => (issue.hint === undefined ? { path: issue.path, code: issue.code, message: issue.message } : issue));
+}
+
+function childSchemas(node: Json): Array<[string, Json]> {
+  const out: Array<[string, Json]> = [];
+  for (const key of ['properties', '$defs']) {
+    const group = node[key];
+    if (isObject(group)) for (const [name, child] of Object.entries(group)) if (isObject(child)) out.push([`/${key}${pointer(name)}`, child]);
+  }
+  if (isObject(node.items)) out.push(['/items', node.items]);
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    arrayOf(node[key]).forEach((child, j) => {
+      if (isObject(child)) out.push([`/${key}/${j}`, child]);
+    });
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}

@@ -1,0 +1,32 @@
+import type { FieldIssue } from '@agentry/errors';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import schema from '../../../configs/agent-config.schema.json' with { type: 'json' };
+import { ajvIssues } from './ajv-issues.ts';
+import { linearRegExpEngine } from './linear-regexp.ts';
+
+/** The published JSON Schema of agent configs (configs/agent-config.schema.json). */
+export const agentConfigSchema: Record<string, unknown> = schema;
+
+// One instance, compiled once at start-up: the schema is ours, only the documents vary.
+const ajv = new Ajv2020({
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  allowUnionTypes: true,
+  $data: false,
+  code: { regExp: linearRegExpEngine },
+});
+// `x-message` carries a plain-language rule for the issue text; it does not validate anything.
+ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+const validateDocument = ajv.compile(schema);
+
+/**
+ * Validates a document against the agent config JSON Schema; all problems, none thrown.
+ *
+ * @example
+ * schemaIssues({ basic_settings: {} }); // [{ path: '/basic_settings/name', code: 'missing_key', ... }]
+ */
+export function schemaIssues(document: unknown): FieldIssue[] {
+  if (validateDocument(document)) return [];
+  return ajvIssues(validateDocument.errors ?? []);
+}

@@ -1,0 +1,34 @@
+export type {
+  ActionBook,
+  AgentConfig,
+  BasicSettings,
+  ContextVariableConfig,
+  ContextVariableType,
+  EndpointConfig,
+  HttpMethod,
+  LimitsConfig,
+  ModelConfig,
+  ModelProvider,
+  ParametersSchema,
+  ResponseConfig,
+  ToolConfig,
+  ToolProtocol,
+  WidgetConfig,
+} from './agent-config.ts';
+export { canonicalJson, contentHash } from './canonical-hash.ts';
+export { compileAgent } from './compile-agent.ts';
+export type {
+  ArgumentCheck,
+  CompiledAgent,
+  CompiledLimits,
+  CompiledTool,
+  RenderedRequest,
+  ToolContext,
+} from './compiled-agent.ts';
+export { agentConfigSchema } from './config-schema.ts';
+export { systemContextVariables, withContextAliases } from './context-variables.ts';
+export { defaults } from './defaults.ts';
+export { readablePath } from './json-pointer.ts';
+export { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
+export { maskSecrets } from './mask-secrets.ts';
+export { buildSystemPrompt } from './system-prompt.ts';

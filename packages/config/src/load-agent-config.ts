@@ -1,0 +1,97 @@
+import { errors, type FieldIssue } from '@agentry/errors';
+import { LRUCache } from 'lru-cache';
+import type { AgentConfig } from './agent-config.ts';
+import { canonicalJson, sha256 } from './canonical-hash.ts';
+import { compileTool } from './compile-tool.ts';
+import { contextNames, crossFieldIssues } from './config-checks.ts';
+import { schemaIssues } from './config-schema.ts';
+import { defaults } from './defaults.ts';
+import { documentLimitIssues } from './document-limits.ts';
+
+type Outcome = { ok: true; config: AgentConfig } | { ok: false; issues: FieldIssue[] };
+
+// Keyed by content hash: the same document uploaded again costs one hash, and memory stays bounded.
+const outcomes = new LRUCache<string, Outcome>({ max: 1000 });
+
+/**
+ * Validates an agent configuration (parsed JSON) and returns it with its content hash. Every problem
+ * is reported in one `validation_failed` (422) error, each with a JSON pointer, a stable code, a
+ * plain message and, where we can guess, a hint.
+ *
+ * @example
+ * const { config, hash } = loadAgentConfig(JSON.parse(text));
+ * const agent = compileAgent(config, hash);
+ */
+export function loadAgentConfig(input: unknown): { config: AgentConfig; hash: string } {
+  const result = checkAgentConfig(input);
+  if (!result.ok) {
+    const count = result.issues.length;
+    throw errors.validation(`The agent configuration has ${count} problem${count === 1 ? '' : 's'}`, result.issues);
+  }
+  return { config: result.config, hash: result.hash };
+}
+
+/**
+ * Like `loadAgentConfig` but returns the issues instead of throwing (for the CLI and editors).
+ *
+ * @example
+ * const result = checkAgentConfig(doc);
+ * if (!result.ok) for (const issue of result.issues) console.log(issue.path, issue.message);
+ */
+export function checkAgentConfig(
+  input: unknown,
+): { ok: true; config: AgentConfig; hash: string } | { ok: false; issues: FieldIssue[]; hash?: string } {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, issues: [{ path: '', code: 'wrong_type', message: 'the configuration must be a JSON object' }] };
+  }
+  const normalized = withListsPresent(input as Record<string, unknown>);
+  const json = canonicalJson(normalized);
+  const limitIssues = documentLimitIssues(json, normalized, {
+    maxBytes: defaults.maxConfigBytes,
+    maxDepth: defaults.maxConfigDepth,
+  });
+  if (limitIssues.length > 0) return { ok: false, issues: limitIssues };
+  const hash = sha256(json);
+  let outcome = outcomes.get(hash);
+  if (!outcome) {
+    outcome = validate(normalized);
+    outcomes.set(hash, outcome);
+  }
+  return outcome.ok ? { ok: true, config: outcome.config, hash } : { ok: false, issues: outcome.issues, hash };
+}
+
+function validate(doc: Record<string, unknown>): Outcome {
+  const issues = [...schemaIssues(doc), ...crossFieldIssues(doc)];
+  issues.push(...templateIssues(doc, issues));
+  if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
+  // Frozen: the cached config is shared by every caller that uploads the same content.
+  return { ok: true, config: deepFreeze(structuredClone(doc)) as unknown as AgentConfig };
+}
+
+/** Compiles each schema-valid tool to find template problems (unknown placeholders, hosts, ...). */
+function templateIssues(doc: Record<string, unknown>, found: FieldIssue[]): FieldIssue[] {
+  const tools = Array.isArray(doc.tools) ? doc.tools : [];
+  const names = contextNames(doc);
+  return tools.flatMap((tool, i) => {
+    const prefix = `/tools/${i}`;
+    if (found.some((issue) => issue.path === prefix || issue.path.startsWith(`${prefix}/`))) return [];
+    const compiled = compileTool(tool, i, { contextNames: names, defaultTimeoutMs: 1000 });
+    return compiled.ok ? [] : compiled.issues;
+  });
+}
+
+function withListsPresent(input: Record<string, unknown>): Record<string, unknown> {
+  return { ...input, action_books: input.action_books ?? [], tools: input.tools ?? [] };
+}
+
+function sortIssues(issues: FieldIssue[]): FieldIssue[] {
+  return issues.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }) || a.code.localeCompare(b.code));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

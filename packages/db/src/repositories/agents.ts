@@ -1,0 +1,109 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../database.ts';
+import { newId } from '../ids.ts';
+import { agents, agentVersions } from '../schema.ts';
+
+export type Agent = typeof agents.$inferSelect;
+export type AgentVersion = typeof agentVersions.$inferSelect;
+
+export interface NewVersionInput {
+  tenantId: string;
+  config: Record<string, unknown>;
+  contentHash: string;
+  name: string;
+  publish: boolean;
+}
+
+/** Creates an agent with version 1 (published when `publish`), atomically. */
+export async function createAgent(db: Db, input: NewVersionInput): Promise<{ agent: Agent; version: AgentVersion }> {
+  return db.transaction(async (tx) => {
+    const agentId = newId();
+    const [agent] = await tx
+      .insert(agents)
+      .values({
+        id: agentId,
+        tenantId: input.tenantId,
+        name: input.name,
+        latestVersion: 1,
+        publishedVersion: input.publish ? 1 : null,
+      })
+      .returning();
+    const [version] = await tx
+      .insert(agentVersions)
+      .values({
+        id: newId(),
+        tenantId: input.tenantId,
+        agentId,
+        version: 1,
+        config: input.config,
+        contentHash: input.contentHash,
+      })
+      .returning();
+    return { agent: agent!, version: version! };
+  });
+}
+
+/**
+ * Appends an immutable version. The agent row is locked while numbering so concurrent uploads get
+ * distinct, gap-free numbers. Returns undefined when the agent is not the tenant's.
+ */
+export async function addAgentVersion(
+  db: Db,
+  agentId: string,
+  input: NewVersionInput,
+): Promise<{ agent: Agent; version: AgentVersion } | undefined> {
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(agents)
+      .where(and(eq(agents.id, agentId), eq(agents.tenantId, input.tenantId)))
+      .for('update');
+    if (!current) return undefined;
+    const number = current.latestVersion + 1;
+    const [version] = await tx
+      .insert(agentVersions)
+      .values({
+        id: newId(),
+        tenantId: input.tenantId,
+        agentId,
+        version: number,
+        config: input.config,
+        contentHash: input.contentHash,
+      })
+      .returning();
+    const [agent] = await tx
+      .update(agents)
+      .set({
+        latestVersion: number,
+        name: input.name,
+        updatedAt: sql`now()`,
+        ...(input.publish ? { publishedVersion: number } : {}),
+      })
+      .where(eq(agents.id, agentId))
+      .returning();
+    return { agent: agent!, version: version! };
+  });
+}
+
+export async function getAgent(db: Db, tenantId: string, agentId: string): Promise<Agent | undefined> {
+  const [row] = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.tenantId, tenantId)));
+  return row;
+}
+
+export async function getAgentVersion(
+  db: Db,
+  tenantId: string,
+  agentId: string,
+  version: number,
+): Promise<AgentVersion | undefined> {
+  const [row] = await db
+    .select()
+    .from(agentVersions)
+    .where(
+      and(eq(agentVersions.agentId, agentId), eq(agentVersions.tenantId, tenantId), eq(agentVersions.version, version)),
+    );
+  return row;
+}

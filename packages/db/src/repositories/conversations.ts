@@ -1,0 +1,164 @@
+import type { Message } from '@agentry/llm';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../database.ts';
+import { newId } from '../ids.ts';
+import { conversations, messages, runs } from '../schema.ts';
+
+export type Conversation = typeof conversations.$inferSelect;
+export type StoredMessage = typeof messages.$inferSelect;
+export type Run = typeof runs.$inferSelect;
+
+export async function createConversation(
+  db: Db,
+  input: { tenantId: string; agentId: string; agentVersion: number | null; context: Record<string, unknown> },
+): Promise<Conversation> {
+  const [row] = await db
+    .insert(conversations)
+    .values({ id: newId(), ...input })
+    .returning();
+  return row!;
+}
+
+export async function getConversation(db: Db, tenantId: string, id: string): Promise<Conversation | undefined> {
+  const [row] = await db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId)));
+  return row;
+}
+
+/** Deletes the conversation with its messages and runs; false when it was not the tenant's. */
+export async function deleteConversation(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId)))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+export async function listMessages(db: Db, tenantId: string, conversationId: string): Promise<StoredMessage[]> {
+  return db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), eq(messages.tenantId, tenantId)))
+    .orderBy(asc(messages.seq));
+}
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Inserts messages after the conversation's last one (seq is gap-free and unique per conversation). */
+async function insertMessages(
+  tx: Tx,
+  scope: { tenantId: string; conversationId: string; runId: string | null },
+  list: Message[],
+): Promise<StoredMessage[]> {
+  if (list.length === 0) return [];
+  const [last] = await tx
+    .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0)` })
+    .from(messages)
+    .where(eq(messages.conversationId, scope.conversationId));
+  const start = Number(last?.seq ?? 0);
+  return tx
+    .insert(messages)
+    .values(list.map((m, i) => ({ id: newId(), ...scope, seq: start + i + 1, role: m.role, content: m.content })))
+    .returning();
+}
+
+/**
+ * Stores the user's message and a queued run in one transaction: either both exist or neither.
+ */
+export async function createRunWithInput(
+  db: Db,
+  input: {
+    tenantId: string;
+    conversationId: string;
+    agentId: string;
+    agentVersion: number;
+    traceId: string;
+    message: Message;
+  },
+): Promise<{ run: Run; message: StoredMessage }> {
+  return db.transaction(async (tx) => {
+    const runId = newId();
+    const [message] = await insertMessages(
+      tx,
+      { tenantId: input.tenantId, conversationId: input.conversationId, runId },
+      [input.message],
+    );
+    const [run] = await tx
+      .insert(runs)
+      .values({
+        id: runId,
+        tenantId: input.tenantId,
+        conversationId: input.conversationId,
+        agentId: input.agentId,
+        agentVersion: input.agentVersion,
+        traceId: input.traceId,
+        inputMessageId: message!.id,
+      })
+      .returning();
+    await tx.update(conversations).set({ updatedAt: sql`now()` }).where(eq(conversations.id, input.conversationId));
+    return { run: run!, message: message! };
+  });
+}
+
+/** Appends messages produced by a run, and applies a run update, in one transaction (a checkpoint). */
+export async function appendRunMessages(
+  db: Db,
+  scope: { tenantId: string; conversationId: string; runId: string },
+  list: Message[],
+  runUpdate: Partial<Omit<Run, 'id' | 'tenantId' | 'conversationId'>> = {},
+): Promise<StoredMessage[]> {
+  return db.transaction(async (tx) => {
+    const stored = await insertMessages(tx, scope, list);
+    if (Object.keys(runUpdate).length > 0) {
+      await tx
+        .update(runs)
+        .set(runUpdate)
+        .where(and(eq(runs.id, scope.runId), eq(runs.tenantId, scope.tenantId)));
+    }
+    return stored;
+  });
+}
+
+export async function getRun(db: Db, tenantId: string, runId: string): Promise<Run | undefined> {
+  const [row] = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)));
+  return row;
+}
+
+/** Reads a run by id alone: for workers, which receive ids from the trusted queue. */
+export async function getRunForWorker(db: Db, runId: string): Promise<Run | undefined> {
+  const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+  return row;
+}
+
+export async function updateRun(
+  db: Db,
+  tenantId: string,
+  runId: string,
+  update: Partial<Omit<Run, 'id' | 'tenantId' | 'conversationId'>>,
+): Promise<void> {
+  await db
+    .update(runs)
+    .set(update)
+    .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)));
+}
+
+export async function listRunMessages(db: Db, tenantId: string, runId: string): Promise<StoredMessage[]> {
+  return db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.runId, runId), eq(messages.tenantId, tenantId)))
+    .orderBy(asc(messages.seq));
+}
+
+/** Removes a run and the messages it wrote (used when a just-created run cannot be queued). */
+export async function deleteRun(db: Db, tenantId: string, runId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.delete(messages).where(and(eq(messages.runId, runId), eq(messages.tenantId, tenantId)));
+    await tx.delete(runs).where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)));
+  });
+}

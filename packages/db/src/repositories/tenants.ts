@@ -1,0 +1,43 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../database.ts';
+import { newId } from '../ids.ts';
+import { apiKeys, tenants } from '../schema.ts';
+
+export type Tenant = typeof tenants.$inferSelect;
+export type ApiKeyRecord = typeof apiKeys.$inferSelect;
+
+/** Creates a tenant and its first key in one transaction (the key hash is computed by the caller). */
+export async function createTenantWithKey(
+  db: Db,
+  input: { name: string; key: { prefix: string; hash: string } },
+): Promise<{ tenant: Tenant; apiKey: ApiKeyRecord }> {
+  return db.transaction(async (tx) => {
+    const [tenant] = await tx.insert(tenants).values({ id: newId(), name: input.name }).returning();
+    const [apiKey] = await tx
+      .insert(apiKeys)
+      .values({ id: newId(), tenantId: tenant!.id, kind: 'secret', prefix: input.key.prefix, keyHash: input.key.hash })
+      .returning();
+    return { tenant: tenant!, apiKey: apiKey! };
+  });
+}
+
+/** The active key with this hash and its tenant, or undefined (revoked keys and suspended tenants too). */
+export async function findActiveApiKey(db: Db, keyHash: string): Promise<{ key: ApiKeyRecord; tenant: Tenant } | undefined> {
+  const rows = await db
+    .select({ key: apiKeys, tenant: tenants })
+    .from(apiKeys)
+    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), eq(tenants.status, 'active')))
+    .limit(1);
+  return rows[0];
+}
+
+/** Records a key's last use; callers throttle how often they call this. */
+export async function touchApiKey(db: Db, keyId: string, at: Date): Promise<void> {
+  await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId));
+}
+
+export async function countTenants(db: Db): Promise<number> {
+  const rows = await db.select({ id: tenants.id }).from(tenants).limit(1);
+  return rows.length;
+}

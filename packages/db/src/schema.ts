@@ -1,0 +1,149 @@
+import type { ContentPart, Usage } from '@agentry/llm';
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+/** A business using the platform. Every other tenant-owned row carries its id. */
+export const tenants = pgTable('tenants', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  status: text('status').$type<'active' | 'suspended'>().notNull().default('active'),
+  createdAt: createdAt(),
+});
+
+/** API keys, stored as a SHA-256 hash (keys are 256-bit random, so a slow hash adds nothing). */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<'secret' | 'publishable'>().notNull(),
+    prefix: text('prefix').notNull(),
+    keyHash: text('key_hash').notNull(),
+    scopes: jsonb('scopes').$type<string[]>().notNull().default(sql`'["*"]'::jsonb`),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash_idx').on(t.keyHash), index('api_keys_tenant_idx').on(t.tenantId)],
+);
+
+export const agents = pgTable(
+  'agents',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    publishedVersion: integer('published_version'),
+    latestVersion: integer('latest_version').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('agents_tenant_idx').on(t.tenantId)],
+);
+
+/** Immutable snapshots of an agent's config. */
+export const agentVersions = pgTable(
+  'agent_versions',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+    contentHash: text('content_hash').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('agent_versions_agent_version_idx').on(t.agentId, t.version)],
+);
+
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    /** Pinned version; null follows the agent's published version. */
+    agentVersion: integer('agent_version'),
+    context: jsonb('context').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('conversations_tenant_idx').on(t.tenantId, t.createdAt)],
+);
+
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** One trace entry per model step. */
+export interface RunStep {
+  index: number;
+  modelLatencyMs: number;
+  usage: Usage;
+  finishReason: string;
+  toolCalls: Array<{ id: string; name: string; durationMs: number; isError: boolean; errorCode?: string }>;
+}
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id').notNull(),
+    agentVersion: integer('agent_version').notNull(),
+    status: text('status').$type<RunStatus>().notNull().default('queued'),
+    /** The user message that started this run. */
+    inputMessageId: uuid('input_message_id'),
+    steps: jsonb('steps').$type<RunStep[]>().notNull().default(sql`'[]'::jsonb`),
+    usage: jsonb('usage')
+      .$type<Usage>()
+      .notNull()
+      .default(sql`'{"inputTokens":0,"outputTokens":0,"cacheReadTokens":0,"cacheWriteTokens":0}'::jsonb`),
+    toolCallCount: integer('tool_call_count').notNull().default(0),
+    error: jsonb('error').$type<{ code: string; message: string; category: string; retryable: boolean }>(),
+    traceId: text('trace_id').notNull(),
+    createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('runs_conversation_idx').on(t.conversationId), index('runs_tenant_idx').on(t.tenantId, t.createdAt)],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id'),
+    /** Position in the conversation, 1-based, gap-free. */
+    seq: integer('seq').notNull(),
+    role: text('role').$type<'user' | 'assistant' | 'tool'>().notNull(),
+    content: jsonb('content').$type<ContentPart[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
+);
+
+export const schema = { tenants, apiKeys, agents, agentVersions, conversations, runs, messages };

@@ -1,0 +1,201 @@
+import type { ToolExecutionResult, ToolExecutor } from '@agentry/agent';
+import { type CompiledAgent, type CompiledTool, maskSecrets, type RenderedRequest, type ToolContext } from '@agentry/config';
+import { isAppError } from '@agentry/errors';
+import type { ToolCallPart, ToolDefinition } from '@agentry/llm';
+import { egressFetch } from './egress.ts';
+import { readBoundedText } from './read-body.ts';
+import { shapeResponse } from './shape-response.ts';
+import { errorResult } from './tool-results.ts';
+
+/** Facts about one outbound request, for traces and metrics (secrets already masked). */
+export interface RequestInfo {
+  tool: string;
+  method: string;
+  url: string;
+  attempt: number;
+  status?: number;
+  durationMs: number;
+  errorCode?: string;
+}
+
+export interface HttpToolExecutorOptions {
+  agent: CompiledAgent;
+  context: ToolContext;
+  fetch?: typeof fetch;
+  /** Most bytes read from one response before the download is stopped (default 1 MiB). */
+  maxResponseBytes?: number;
+  onRequest?: (info: RequestInfo) => void;
+}
+
+const defaultMaxResponseBytes = 1024 * 1024;
+const errorExcerptChars = 500;
+const retryableStatus = (status: number) => status === 429 || status >= 500;
+
+/**
+ * Runs an agent's configured HTTP tools. Never throws: unknown tools, bad arguments, HTTP errors,
+ * time-outs and network failures all become error results the model can read and correct.
+ *
+ * @example
+ * const executor = createHttpToolExecutor({ agent, context: { context: { conversationId: 'c1' }, secrets: {} } });
+ * const result = await executor.execute({ type: 'tool_call', id: '1', name: 'lookup_order', arguments: { id: 'A1' } });
+ */
+export function createHttpToolExecutor(options: HttpToolExecutorOptions): ToolExecutor {
+  const byName = new Map(options.agent.tools.map((t) => [t.name, t]));
+  return {
+    definitions: (): ToolDefinition[] => options.agent.toolDefinitions,
+    execute: async (call, callOptions) => {
+      try {
+        return await execute(call, byName, options, callOptions?.signal);
+      } catch (error) {
+        // Last line of defence: the interface promises results, never exceptions.
+        const message = error instanceof Error ? error.message : String(error);
+        return errorResult('tool_failed', `The tool failed unexpectedly: ${maskSecrets(message, options.context.secrets)}`);
+      }
+    },
+  };
+}
+
+async function execute(
+  call: ToolCallPart,
+  tools: Map<string, CompiledTool>,
+  options: HttpToolExecutorOptions,
+  signal: AbortSignal | undefined,
+): Promise<ToolExecutionResult> {
+  const tool = tools.get(call.name);
+  if (!tool) {
+    const available = [...tools.keys()];
+    return errorResult('unknown_tool', `There is no tool named "${call.name}". Available tools: ${available.join(', ') || 'none'}.`, {
+      available,
+    });
+  }
+  if (call.rawArguments !== undefined) {
+    return errorResult('invalid_arguments', 'The arguments were not valid JSON. Send a JSON object matching the tool parameters.', {
+      issues: [{ path: '', code: 'invalid_json', message: 'the arguments are not valid JSON' }],
+    });
+  }
+  const checked = tool.validateArguments(call.arguments);
+  if (!checked.ok) {
+    return errorResult('invalid_arguments', 'The arguments do not match the tool parameters. Fix them and call the tool again.', {
+      issues: checked.issues,
+    });
+  }
+  if (tool.kind === 'client') {
+    return errorResult('client_tool', `"${tool.name}" is run by the embedding application, not by the server.`);
+  }
+  let request: RenderedRequest;
+  try {
+    request = tool.render(checked.value, options.context);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return errorResult(error.code, error.message, error.issues ? { issues: error.issues } : {});
+  }
+  return send(tool, request, options, signal);
+}
+
+async function send(
+  tool: CompiledTool,
+  request: RenderedRequest,
+  options: HttpToolExecutorOptions,
+  signal: AbortSignal | undefined,
+): Promise<ToolExecutionResult> {
+  const secrets = options.context.secrets;
+  const maskedUrl = maskSecrets(request.url, secrets);
+  const started = performance.now();
+  let attempt = 0;
+  for (;;) {
+    attempt += 1;
+    const outcome = await attemptOnce(tool, request, options, signal);
+    const durationMs = Math.round(performance.now() - started);
+    const meta = { status: outcome.status, durationMs, method: request.method, url: maskedUrl, attempts: attempt };
+    options.onRequest?.({
+      tool: tool.name,
+      method: request.method,
+      url: maskedUrl,
+      attempt,
+      durationMs,
+      ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+      ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
+    });
+    if (outcome.retryable && attempt <= tool.retries && !signal?.aborted) {
+      await delay(Math.min(2000, 200 * 2 ** (attempt - 1)), signal);
+      continue;
+    }
+    return toResult(tool, outcome, meta, secrets);
+  }
+}
+
+interface AttemptOutcome {
+  status?: number;
+  text?: string;
+  truncated?: boolean;
+  contentType?: string | null;
+  errorCode?: 'tool_timeout' | 'tool_unreachable' | 'tool_cancelled';
+  retryable: boolean;
+}
+
+async function attemptOnce(
+  tool: CompiledTool,
+  request: RenderedRequest,
+  options: HttpToolExecutorOptions,
+  callerSignal: AbortSignal | undefined,
+): Promise<AttemptOutcome> {
+  const timeout = AbortSignal.timeout(tool.timeoutMs);
+  const signal = callerSignal ? AbortSignal.any([timeout, callerSignal]) : timeout;
+  try {
+    const response = await egressFetch(request, { signal, ...(options.fetch ? { fetch: options.fetch } : {}) });
+    const body = await readBoundedText(response, options.maxResponseBytes ?? defaultMaxResponseBytes);
+    return {
+      status: response.status,
+      text: body.text,
+      truncated: body.truncated,
+      contentType: response.headers.get('content-type'),
+      retryable: retryableStatus(response.status),
+    };
+  } catch {
+    if (callerSignal?.aborted) return { errorCode: 'tool_cancelled', retryable: false };
+    if (timeout.aborted) return { errorCode: 'tool_timeout', retryable: true };
+    return { errorCode: 'tool_unreachable', retryable: true };
+  }
+}
+
+function toResult(
+  tool: CompiledTool,
+  outcome: AttemptOutcome,
+  meta: Record<string, unknown>,
+  secrets: Record<string, string>,
+): ToolExecutionResult {
+  if (outcome.errorCode === 'tool_timeout') {
+    return errorResult('tool_timeout', `The tool did not answer within ${tool.timeoutMs / 1000} seconds.`, {}, meta);
+  }
+  if (outcome.errorCode === 'tool_cancelled') return errorResult('tool_cancelled', 'The tool call was cancelled.', {}, meta);
+  if (outcome.errorCode === 'tool_unreachable' || outcome.status === undefined) {
+    return errorResult('tool_unreachable', 'The tool could not be reached. Try again later.', {}, meta);
+  }
+  const text = maskSecrets(outcome.text ?? '', secrets);
+  if (outcome.status < 200 || outcome.status > 299) {
+    const excerpt = text.length > errorExcerptChars ? `${text.slice(0, errorExcerptChars)}…` : text;
+    return errorResult(
+      'http_error',
+      `The tool answered with HTTP ${outcome.status}.`,
+      { status: outcome.status, body: excerpt },
+      meta,
+    );
+  }
+  const output = shapeResponse(text, {
+    maxBytes: tool.response.maxBytes,
+    contentType: outcome.contentType ?? null,
+    ...(tool.response.fields ? { fields: tool.response.fields } : {}),
+    ...(outcome.truncated ? { truncated: true } : {}),
+  });
+  return { output, isError: false, meta };
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,2 @@
+export type { AnthropicModelOptions } from './anthropic-model.ts';
+export { createAnthropicModel } from './anthropic-model.ts';

@@ -1,0 +1,3 @@
+export type { OpenAIProviderName } from './openai-errors.ts';
+export type { OpenAIModelOptions } from './openai-model.ts';
+export { createOpenAIModel } from './openai-model.ts';

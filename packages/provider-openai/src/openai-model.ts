@@ -1,0 +1,85 @@
+import { errors } from '@agentry/errors';
+import type { CallOptions, LanguageModel, ModelRequest, ModelResponse, StreamEvent } from '@agentry/llm';
+import OpenAI from 'openai';
+import { abortedError, type ErrorContext, type OpenAIProviderName, toModelError } from './openai-errors.ts';
+import { toChatCompletionParams } from './openai-request.ts';
+import { fromChatCompletion } from './openai-response.ts';
+import { ChunkAssembler } from './openai-stream.ts';
+
+export interface OpenAIModelOptions {
+  apiKey: string;
+  /** For OpenAI-compatible servers (OpenRouter, DashScope, Ollama, vLLM), e.g. `http://localhost:11434/v1`. */
+  baseURL?: string;
+  model: string;
+  /** `openai` (default) or `openai_compatible`, which sends `max_tokens` instead of `max_completion_tokens`. */
+  provider?: OpenAIProviderName;
+  /** Retries done by the SDK (backoff with jitter, honours Retry-After). Default 2. */
+  maxRetries?: number;
+  /** Per-attempt timeout. Default: the SDK's (10 minutes). */
+  timeoutMs?: number;
+  defaultHeaders?: Record<string, string>;
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * A LanguageModel backed by the Chat Completions API of OpenAI or any compatible server.
+ *
+ * @example
+ * const model = createOpenAIModel({ apiKey: process.env.OPENAI_API_KEY!, model: 'gpt-4.1-mini' });
+ * const local = createOpenAIModel({ apiKey: '', baseURL: 'http://localhost:11434/v1', model: 'qwen3', provider: 'openai_compatible' });
+ * const res = await model.generate({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+ */
+export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
+  const provider = options.provider ?? 'openai';
+  if (provider === 'openai' && !options.apiKey) throw errors.modelNotConfigured('openai');
+  const client = new OpenAI({
+    // Local servers need no key, but the SDK refuses to start without one.
+    apiKey: options.apiKey || 'not-needed',
+    baseURL: options.baseURL,
+    maxRetries: options.maxRetries ?? 2,
+    timeout: options.timeoutMs,
+    defaultHeaders: options.defaultHeaders,
+    fetch: options.fetch,
+  });
+  const target = { model: options.model, provider };
+  const context = (signal?: AbortSignal): ErrorContext => ({ provider, apiKey: options.apiKey, signal });
+
+  async function generate(request: ModelRequest, callOptions?: CallOptions): Promise<ModelResponse> {
+    const signal = callOptions?.signal;
+    try {
+      const body = { ...toChatCompletionParams(request, target), stream: false as const };
+      const completion = await client.chat.completions.create(body, { signal });
+      return fromChatCompletion(completion, options.model);
+    } catch (error) {
+      throw toModelError(error, context(signal));
+    }
+  }
+
+  async function* stream(request: ModelRequest, callOptions?: CallOptions): AsyncGenerator<StreamEvent> {
+    const signal = callOptions?.signal;
+    const assembler = new ChunkAssembler(options.model);
+    try {
+      const body = {
+        ...toChatCompletionParams(request, target),
+        stream: true as const,
+        stream_options: { include_usage: true },
+      };
+      const chunks = await client.chat.completions.create(body, { signal });
+      for await (const chunk of chunks) yield* assembler.accept(chunk);
+    } catch (error) {
+      throw toModelError(error, context(signal));
+    }
+    // The SDK ends the iteration quietly on abort, so the signal is checked here.
+    if (signal?.aborted) throw abortedError(signal.reason);
+    if (!assembler.finished) throw streamCutOff(provider);
+    yield* assembler.end();
+  }
+
+  return { provider, modelId: options.model, generate, stream };
+}
+
+function streamCutOff(provider: OpenAIProviderName) {
+  return errors.upstream('model_connection_failed', `${provider}: the stream ended before the model finished`, {
+    retryable: true,
+  });
+}

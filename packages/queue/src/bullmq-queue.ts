@@ -1,0 +1,100 @@
+import { errors, isAppError } from '@agentry/errors';
+import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { redisOptionsFromUrl } from './redis-options.ts';
+import { type JobHandler, type JobQueue, type JobWorker, jobRetryPolicy, type RunJobData, type WaitOutcome, type WorkerOptions } from './types.ts';
+
+export interface BullQueueOptions {
+  redisUrl: string;
+  /** Redis key prefix; tests use a random one so runs never collide. */
+  prefix?: string;
+  queueName?: string;
+}
+
+const DEFAULT_QUEUE = 'runs';
+
+/**
+ * The production producer: BullMQ on Redis. Its connection does not queue commands while Redis is
+ * down, so an API request fails fast with `queue_unavailable` instead of hanging.
+ *
+ * @example
+ * const queue = createBullQueue({ redisUrl: 'redis://127.0.0.1:6379' });
+ */
+export function createBullQueue(options: BullQueueOptions): JobQueue {
+  const connection = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  connection.on('error', () => {}); // surfaced through failing commands instead
+  const prefix = options.prefix ?? 'agentry';
+  const name = options.queueName ?? DEFAULT_QUEUE;
+  const queue = new Queue<RunJobData>(name, { connection, prefix });
+  queue.on('error', () => {});
+  let events: QueueEvents | undefined;
+
+  const queueEvents = async () => {
+    if (!events) {
+      events = new QueueEvents(name, { connection: redisOptionsFromUrl(options.redisUrl), prefix });
+      events.on('error', () => {});
+      await events.waitUntilReady();
+    }
+    return events;
+  };
+
+  return {
+    kind: 'bullmq',
+    async enqueue(jobId, data) {
+      try {
+        await queue.add('run', data, {
+          jobId,
+          attempts: jobRetryPolicy.attempts,
+          backoff: { type: 'exponential', delay: jobRetryPolicy.backoffMs },
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { age: 24 * 3600 },
+        });
+      } catch {
+        throw errors.unavailable('queue_unavailable', 'The job queue is unavailable; try again shortly', 1000);
+      }
+    },
+    async waitUntilFinished(jobId, timeoutMs): Promise<WaitOutcome> {
+      const job = await queue.getJob(jobId);
+      if (!job) return 'finished';
+      try {
+        await job.waitUntilFinished(await queueEvents(), timeoutMs);
+        return 'finished';
+      } catch (error) {
+        return error instanceof Error && /timed out/i.test(error.message) ? 'timeout' : 'finished';
+      }
+    },
+    async ping() {
+      await connection.ping();
+    },
+    async close() {
+      await events?.close();
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+
+/**
+ * Starts a BullMQ worker. Non-retryable `AppError`s become `UnrecoverableError` so BullMQ does not
+ * spend further attempts on them.
+ */
+export function startBullWorker(options: BullQueueOptions, handler: JobHandler, workerOptions: WorkerOptions = {}): JobWorker {
+  const worker = new Worker<RunJobData>(
+    options.queueName ?? DEFAULT_QUEUE,
+    async (job) => {
+      try {
+        await handler({ id: job.id ?? job.data.runId, data: job.data, attempt: job.attemptsMade + 1 });
+      } catch (error) {
+        if (isAppError(error) && !error.isRetryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
+        throw error;
+      }
+    },
+    {
+      connection: redisOptionsFromUrl(options.redisUrl, { maxRetriesPerRequest: null }),
+      prefix: options.prefix ?? 'agentry',
+      concurrency: workerOptions.concurrency ?? 8,
+    },
+  );
+  worker.on('error', () => {});
+  return { close: () => worker.close() };
+}

@@ -1,0 +1,4 @@
+export { type BullQueueOptions, createBullQueue, startBullWorker } from './bullmq-queue.ts';
+export { createInProcessQueue } from './in-process-queue.ts';
+export type { Job, JobHandler, JobQueue, JobWorker, RunJobData, WaitOutcome, WorkerOptions } from './types.ts';
+export { jobRetryPolicy } from './types.ts';

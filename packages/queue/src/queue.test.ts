@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '@agentry/errors';
+import { availableServices, deleteRedisKeys, testServices } from '@agentry/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBullQueue, startBullWorker } from './bullmq-queue.ts';
+import { createInProcessQueue } from './in-process-queue.ts';
+import type { JobHandler, JobQueue, JobWorker } from './types.ts';
+
+interface Harness {
+  queue: JobQueue;
+  start(handler: JobHandler): JobWorker;
+  cleanup?: () => Promise<void>;
+}
+
+const implementations: Array<[string, () => Harness]> = [
+  [
+    'in-process',
+    () => {
+      const queue = createInProcessQueue();
+      return { queue, start: (h) => queue.startWorker(h, { concurrency: 2 }) };
+    },
+  ],
+];
+if (availableServices().redis) {
+  implementations.push([
+    'bullmq',
+    () => {
+      const options = { redisUrl: testServices.redisUrl, prefix: `test-${randomBytes(6).toString('hex')}` };
+      return {
+        queue: createBullQueue(options),
+        start: (h) => startBullWorker(options, h, { concurrency: 2 }),
+        cleanup: () => deleteRedisKeys(options.prefix),
+      };
+    },
+  ]);
+} else {
+  console.warn('[queue.test] NOTICE: Redis unavailable, the BullMQ queue suite is skipped.');
+}
+
+describe.each(implementations)('job queue: %s', (_name, make) => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  const setup = (handler: JobHandler) => {
+    const h = make();
+    const worker = h.start(handler);
+    cleanups.push(async () => h.cleanup?.(), () => h.queue.close(), () => worker.close());
+    return h.queue;
+  };
+
+  it('runs a job once even when enqueued twice with the same id', async () => {
+    const seen: string[] = [];
+    const queue = setup(async (job) => {
+      seen.push(`${job.id}:${job.data.runId}:${job.attempt}`);
+    });
+    await queue.enqueue('job-1', { runId: 'r1', tenantId: 't1' });
+    await queue.enqueue('job-1', { runId: 'r1', tenantId: 't1' });
+    expect(await queue.waitUntilFinished('job-1', 10_000)).toBe('finished');
+    expect(seen).toEqual(['job-1:r1:1']);
+  });
+
+  it('retries retryable failures and stops at a non-retryable one', async () => {
+    const attempts: Record<string, number> = {};
+    const queue = setup(async (job) => {
+      attempts[job.id] = job.attempt;
+      if (job.id === 'flaky' && job.attempt < 2) throw new Error('transient');
+      if (job.id === 'broken') throw new AppError({ code: 'bad_config', message: 'no', category: 'user' });
+    });
+    await queue.enqueue('flaky', { runId: 'flaky', tenantId: 't' });
+    await queue.enqueue('broken', { runId: 'broken', tenantId: 't' });
+    expect(await queue.waitUntilFinished('flaky', 15_000)).toBe('finished');
+    expect(await queue.waitUntilFinished('broken', 15_000)).toBe('finished');
+    expect(attempts).toEqual({ flaky: 2, broken: 1 });
+  });
+
+  it('reports a timeout while the job is still running', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const queue = setup(() => gate);
+    await queue.enqueue('slow', { runId: 'slow', tenantId: 't' });
+    expect(await queue.waitUntilFinished('slow', 300)).toBe('timeout');
+    release();
+    expect(await queue.waitUntilFinished('slow', 10_000)).toBe('finished');
+  });
+});

@@ -1,0 +1,44 @@
+/** The payload of a run job. The job id is the run id, so a run is never queued twice. */
+export interface RunJobData {
+  runId: string;
+  tenantId: string;
+}
+
+export interface Job {
+  id: string;
+  data: RunJobData;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+/** Processes one job. Throw a non-retryable `AppError` to fail the job without further attempts. */
+export type JobHandler = (job: Job) => Promise<void>;
+
+export type WaitOutcome = 'finished' | 'timeout';
+
+/**
+ * The producer side, identical for BullMQ and the in-process runner.
+ *
+ * @example
+ * await queue.enqueue(run.id, { runId: run.id, tenantId });
+ * await queue.waitUntilFinished(run.id, 30_000);
+ */
+export interface JobQueue {
+  readonly kind: 'bullmq' | 'in-process';
+  enqueue(jobId: string, data: RunJobData): Promise<void>;
+  /** Resolves when the job completed or failed for good, or when `timeoutMs` passed. */
+  waitUntilFinished(jobId: string, timeoutMs: number): Promise<WaitOutcome>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  concurrency?: number;
+}
+
+export interface JobWorker {
+  close(): Promise<void>;
+}
+
+/** Retry policy shared by both runners, so they behave the same. */
+export const jobRetryPolicy = { attempts: 3, backoffMs: 500 };

@@ -1,0 +1,79 @@
+import type { ModelProviderSettings } from './model-settings.ts';
+
+/** A bad environment value: the message names the variable and what is expected. */
+export class EnvError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid environment variable ${variable}: ${problem}`);
+    this.name = 'EnvError';
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** Reads a non-empty string or undefined. */
+export function envString(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+export function envUrl(env: Env, name: string, protocols: string[]): string | undefined {
+  const value = envString(env, name);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new EnvError(name, `"${value}" is not a URL`);
+  }
+  if (!protocols.includes(url.protocol)) throw new EnvError(name, `expected a ${protocols.join(' or ')} URL`);
+  return value;
+}
+
+export function envInt(env: Env, name: string, fallback: number, range: [number, number]): number {
+  const value = envString(env, name);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < range[0] || n > range[1]) {
+    throw new EnvError(name, `expected a whole number from ${range[0]} to ${range[1]}, got "${value}"`);
+  }
+  return n;
+}
+
+export function envEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = envString(env, name);
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new EnvError(name, `expected one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+export function envList(env: Env, name: string): string[] {
+  return (envString(env, name) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The model credentials both apps read: OPENAI_*, ANTHROPIC_*, DEFAULT_MODEL. */
+export function modelSettingsFromEnv(env: Env): ModelProviderSettings {
+  const openaiKey = envString(env, 'OPENAI_API_KEY');
+  const openaiBase = envUrl(env, 'OPENAI_BASE_URL', ['http:', 'https:']);
+  const anthropicKey = envString(env, 'ANTHROPIC_API_KEY');
+  const anthropicBase = envUrl(env, 'ANTHROPIC_BASE_URL', ['http:', 'https:']);
+  const defaultModel = envString(env, 'DEFAULT_MODEL');
+  return {
+    ...(openaiKey || openaiBase
+      ? { openai: { ...(openaiKey ? { apiKey: openaiKey } : {}), ...(openaiBase ? { baseURL: openaiBase } : {}) } }
+      : {}),
+    ...(anthropicKey || anthropicBase
+      ? {
+          anthropic: {
+            ...(anthropicKey ? { apiKey: anthropicKey } : {}),
+            ...(anthropicBase ? { baseURL: anthropicBase } : {}),
+          },
+        }
+      : {}),
+    ...(defaultModel ? { defaultModels: { openai: defaultModel, openai_compatible: defaultModel } } : {}),
+  };
+}

@@ -1,0 +1,11 @@
+export { executeRun, type RunExecutorDeps } from './execute-run.ts';
+export {
+  type AgentModelChoice,
+  createModel,
+  type ModelProviderSettings,
+  type ProviderName,
+  type ResolvedModel,
+  resolveModel,
+} from './model-settings.ts';
+export { systemContext } from './system-context.ts';
+export { type Env, EnvError, envEnum, envInt, envList, envString, envUrl, LOG_LEVELS, modelSettingsFromEnv } from './env.ts';

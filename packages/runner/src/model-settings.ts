@@ -1,0 +1,69 @@
+import { errors } from '@agentry/errors';
+import type { LanguageModel } from '@agentry/llm';
+import { createAnthropicModel } from '@agentry/provider-anthropic';
+import { createOpenAIModel } from '@agentry/provider-openai';
+
+export type ProviderName = 'openai' | 'anthropic' | 'openai_compatible';
+
+/** Platform-wide model credentials, read from the environment by each app and passed in. */
+export interface ModelProviderSettings {
+  openai?: { apiKey?: string; baseURL?: string };
+  anthropic?: { apiKey?: string; baseURL?: string };
+  /** Model used when an agent config names none. */
+  defaultModels?: Partial<Record<ProviderName, string>>;
+  maxRetries?: number;
+}
+
+/** What an agent asks for (from its config's `model` block). */
+export interface AgentModelChoice {
+  provider?: ProviderName;
+  name?: string;
+}
+
+const FALLBACK_MODELS: Record<ProviderName, string> = {
+  openai: 'gpt-4o-mini',
+  openai_compatible: 'gpt-4o-mini',
+  anthropic: 'claude-sonnet-4-5',
+};
+
+export interface ResolvedModel {
+  provider: ProviderName;
+  name: string;
+  apiKey: string;
+  baseURL?: string;
+}
+
+/**
+ * Picks the provider and credentials for an agent; throws `model_not_configured` (before anything
+ * is written) when the platform has none for it.
+ *
+ * @example
+ * resolveModel({ provider: 'anthropic' }, { anthropic: { apiKey: 'sk-ant-…' } });
+ */
+export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSettings): ResolvedModel {
+  const provider = choice.provider ?? defaultProvider(settings);
+  if (!provider) throw errors.modelNotConfigured();
+  const creds = provider === 'anthropic' ? settings.anthropic : settings.openai;
+  // A base URL alone is enough for local OpenAI-compatible servers (Ollama, vLLM) that need no key.
+  if (!creds?.apiKey && !creds?.baseURL) throw errors.modelNotConfigured(provider);
+  const name = choice.name ?? settings.defaultModels?.[provider] ?? FALLBACK_MODELS[provider];
+  return { provider, name, apiKey: creds.apiKey ?? 'not-needed', ...(creds.baseURL ? { baseURL: creds.baseURL } : {}) };
+}
+
+function defaultProvider(settings: ModelProviderSettings): ProviderName | undefined {
+  if (settings.openai?.apiKey || settings.openai?.baseURL) return 'openai';
+  if (settings.anthropic?.apiKey || settings.anthropic?.baseURL) return 'anthropic';
+  return undefined;
+}
+
+/** Builds the SDK-backed model for a resolved choice. */
+export function createModel(resolved: ResolvedModel, settings: ModelProviderSettings): LanguageModel {
+  const common = {
+    apiKey: resolved.apiKey,
+    model: resolved.name,
+    ...(resolved.baseURL ? { baseURL: resolved.baseURL } : {}),
+    ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
+  };
+  if (resolved.provider === 'anthropic') return createAnthropicModel(common);
+  return createOpenAIModel({ ...common, provider: resolved.provider });
+}
