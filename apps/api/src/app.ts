@@ -23,10 +23,13 @@ export function createApp(deps: ApiDeps): Hono {
 
   app.onError((error, c) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) deps.logger.error({ err: appError.cause ?? appError, path: c.req.path }, appError.message);
+    if (appError.status >= 500)
+      deps.logger.error({ err: appError.cause ?? appError, path: c.req.path }, appError.message);
     return problemResponse(c, appError);
   });
-  app.notFound((c) => problemResponse(c, errors.badRequest('route_not_found', `No route for ${c.req.method} ${c.req.path}`, undefined)));
+  app.notFound((c) =>
+    problemResponse(c, errors.badRequest('route_not_found', `No route for ${c.req.method} ${c.req.path}`, undefined)),
+  );
 
   app.route('/', healthRoutes(deps));
 

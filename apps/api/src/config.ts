@@ -47,7 +47,8 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     );
   }
   const token = envString(env, 'PLATFORM_ADMIN_TOKEN');
-  if (token !== undefined && token.length < 16) throw new EnvError('PLATFORM_ADMIN_TOKEN', 'use at least 16 characters');
+  if (token !== undefined && token.length < 16)
+    throw new EnvError('PLATFORM_ADMIN_TOKEN', 'use at least 16 characters');
   return {
     mode: embedded ? 'embedded' : 'api',
     port: envInt(env, 'PORT', 3000, [0, 65535]),

@@ -1,7 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Database, openDatabase } from '@agentry/db';
-import { createBullQueue, createInProcessQueue, type JobQueue, jobRetryPolicy, type JobWorker, startBullWorker } from '@agentry/queue';
+import {
+  createBullQueue,
+  createInProcessQueue,
+  type JobQueue,
+  type JobWorker,
+  jobRetryPolicy,
+  startBullWorker,
+} from '@agentry/queue';
 import { executeRun } from '@agentry/runner';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';

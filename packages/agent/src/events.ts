@@ -1,17 +1,50 @@
 import type { ToolCallPart, Usage } from '@agentry/llm';
 
+/** Facts about one tool call of a step, for traces and the run row. */
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  durationMs: number;
+  isError: boolean;
+  errorCode?: string;
+}
+
 /** A record of one model step, for traces and the run row. */
 export interface StepRecord {
   index: number;
+  /** Wall time of the model call, from request to the finish event. */
   modelLatencyMs: number;
+  /** Time until the first streamed event; absent when the stream produced none before finishing. */
+  timeToFirstEventMs?: number;
   usage: Usage;
   finishReason: string;
-  toolCalls: Array<{ id: string; name: string; durationMs: number; isError: boolean; errorCode?: string }>;
+  toolCalls: ToolCallRecord[];
 }
 
-/** Events emitted while a run goes; the same stream feeds SSE, storage and the dashboard. */
-export type AgentEvent =
-  | { type: 'run-started' }
+/**
+ * How a run ended. Limits end a run with their own status, never with an exception:
+ * `max_steps`, `max_tool_calls`, `token_budget_exceeded`, `timed_out`, `tool_error_limit`
+ * (too many consecutive tool errors), `doom_loop` (the same call kept being repeated) and
+ * `done_not_called` (the done tool was required and the model kept answering without it).
+ */
+export type AgentRunStatus =
+  | 'completed'
+  | 'max_steps'
+  | 'max_tool_calls'
+  | 'token_budget_exceeded'
+  | 'timed_out'
+  | 'tool_error_limit'
+  | 'doom_loop'
+  | 'done_not_called'
+  | 'failed'
+  | 'cancelled';
+
+/** Why the loop said something to the model on its own. */
+export type NoticeKind = 'done-nudge' | 'doom-loop' | 'tools-disabled' | 'compaction-failed';
+
+/** The part of each event that depends on the event type. */
+export type AgentEventBody =
+  | { type: 'run-started'; provider: string; modelId: string; tools: string[] }
   | { type: 'step-started'; step: number }
   | { type: 'text-delta'; step: number; delta: string }
   | { type: 'reasoning-delta'; step: number; delta: string }
@@ -23,13 +56,53 @@ export type AgentEvent =
       toolName: string;
       output: unknown;
       isError: boolean;
+      errorCode?: string;
       durationMs: number;
     }
   | { type: 'step-finished'; step: StepRecord }
-  | { type: 'run-finished'; status: AgentRunStatus; reason?: string; usage: Usage }
-  | { type: 'run-failed'; error: { code: string; message: string } };
+  | { type: 'notice'; step: number; kind: NoticeKind; message: string }
+  | {
+      type: 'compaction';
+      step: number;
+      /** The summary that replaced the older messages in the prompt (the stored transcript keeps them). */
+      summary: string;
+      compactedMessages: number;
+      keptMessages: number;
+      estimatedTokens: number;
+      usage: Usage;
+      durationMs: number;
+    }
+  /** Reserved for approval and client-side tools: the run pauses until someone answers. */
+  | { type: 'waiting'; step: number; reason: 'approval' | 'client_tool'; toolCalls: ToolCallPart[] }
+  | {
+      type: 'run-finished';
+      status: AgentRunStatus;
+      reason?: string;
+      usage: Usage;
+      finalText?: string;
+      durationMs: number;
+    }
+  | { type: 'run-cancelled'; reason: string; usage: Usage; durationMs: number }
+  | { type: 'run-failed'; error: { code: string; message: string }; usage: Usage; durationMs: number };
 
-export type AgentRunStatus = 'completed' | 'max_steps' | 'failed' | 'cancelled';
+/** Fields every event carries: order, time and the trace it belongs to. */
+export interface AgentEventMeta {
+  /** 0, 1, 2… in emission order within the run. */
+  seq: number;
+  /** Epoch milliseconds. */
+  at: number;
+  traceId?: string;
+}
+
+/**
+ * Events emitted while a run goes; one union feeds SSE, storage and the dashboard.
+ *
+ * @example
+ * const onEvent = (e: AgentEvent) => { if (e.type === 'text-delta') process.stdout.write(e.delta); };
+ */
+export type AgentEvent = AgentEventBody & AgentEventMeta;
+
+export type AgentEventType = AgentEvent['type'];
 
 /** Receives events; may be async (the loop awaits it so ordering is preserved). */
 export type EventSink = (event: AgentEvent) => void | Promise<void>;

@@ -41,7 +41,7 @@ function toIssue(error: ErrorObject, prefix: string): FieldIssue {
   const where = readablePath(path);
   const params = error.params as Record<string, unknown>;
   const parent = (error.parentSchema ?? {}) as Schema;
-  const inToolParameters = /\/\$defs\/(schemaNode|parameters)\//.test(error.schemaPath);
+  const inToolParameters = /^\/tools\/\d+\/parameters(\/|$)/.test(error.instancePath);
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String(params.additionalProperty);

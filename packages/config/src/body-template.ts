@@ -1,7 +1,7 @@
-import type { TemplateProblem } from './template-ast.ts';
-import { type CompiledTemplate, compileTemplate, type TemplateView } from './template.ts';
-import { templateSource } from './legacy-placeholders.ts';
 import { pointer } from './json-pointer.ts';
+import { templateSource } from './legacy-placeholders.ts';
+import { type CompiledTemplate, compileTemplate, type TemplateView } from './template.ts';
+import type { TemplateProblem } from './template-ast.ts';
 
 /** A JSON body template: the shape of the config's `body`, with every string compiled. */
 export type BodyNode =

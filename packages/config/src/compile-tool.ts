@@ -57,7 +57,13 @@ export function compileTool(
     const detail = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      issues: [{ path: `${at}/parameters`, code: 'invalid_parameters_schema', message: `tools[${index}].parameters: ${detail}` }],
+      issues: [
+        {
+          path: `${at}/parameters`,
+          code: 'invalid_parameters_schema',
+          message: `tools[${index}].parameters: ${detail}`,
+        },
+      ],
     };
   }
   const definition = { name: tool.name, description: tool.description, parameters: { ...parameters } };
@@ -81,7 +87,10 @@ export function compileTool(
         const result = validate(args);
         if (!result.ok) return result;
         if (result.value === null || typeof result.value !== 'object' || Array.isArray(result.value)) {
-          return { ok: false, issues: [{ path: '', code: 'wrong_type', message: 'the arguments must be a JSON object' }] };
+          return {
+            ok: false,
+            issues: [{ path: '', code: 'wrong_type', message: 'the arguments must be a JSON object' }],
+          };
         }
         return { ok: true, value: result.value as Record<string, unknown> };
       },

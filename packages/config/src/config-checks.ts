@@ -63,7 +63,8 @@ function actionBookToolIssues(books: unknown[], tools: string[]): FieldIssue[] {
         path: pointer('action_books', i, 'tools', j),
         code: 'unknown_tool',
         message: `action book ${i + 1} names tool \`${name}\` which does not exist`,
-        hint: didYouMean(name, tools) ?? (tools.length > 0 ? `tools defined: ${tools.join(', ')}` : 'no tools are defined'),
+        hint:
+          didYouMean(name, tools) ?? (tools.length > 0 ? `tools defined: ${tools.join(', ')}` : 'no tools are defined'),
       });
     });
   });
@@ -123,7 +124,8 @@ function toolIssues(tool: Json, i: number): FieldIssue[] {
       hint: 'remove the endpoint, or remove "type": "client"',
     });
   }
-  if (isObject(tool.parameters)) issues.push(...parameterSchemaIssues(tool.parameters, pointer('tools', i, 'parameters')));
+  if (isObject(tool.parameters))
+    issues.push(...parameterSchemaIssues(tool.parameters, pointer('tools', i, 'parameters')));
   return issues;
 }
 
@@ -169,14 +171,18 @@ function parameterSchemaIssues(root: Json, rootPath: string): FieldIssue[] {
     });
     for (const [key, child] of childSchemas(node)) stack.push([child, `${path}${key}`]);
   }
-  return issues.map((issue) => (issue.hint === undefined ? { path: issue.path, code: issue.code, message: issue.message } : issue));
+  return issues.map((issue) =>
+    issue.hint === undefined ? { path: issue.path, code: issue.code, message: issue.message } : issue,
+  );
 }
 
 function childSchemas(node: Json): Array<[string, Json]> {
   const out: Array<[string, Json]> = [];
   for (const key of ['properties', '$defs']) {
     const group = node[key];
-    if (isObject(group)) for (const [name, child] of Object.entries(group)) if (isObject(child)) out.push([`/${key}${pointer(name)}`, child]);
+    if (isObject(group))
+      for (const [name, child] of Object.entries(group))
+        if (isObject(child)) out.push([`/${key}${pointer(name)}`, child]);
   }
   if (isObject(node.items)) out.push(['/items', node.items]);
   for (const key of ['anyOf', 'oneOf', 'allOf']) {

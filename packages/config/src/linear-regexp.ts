@@ -6,9 +6,11 @@ import { RE2JS } from 're2js';
  * Plugged into ajv as its regular-expression engine.
  */
 export const linearRegExpEngine: RegExpEngine = Object.assign(
-  (pattern: string, _flags: string) => {
+  (pattern: string, flags: string) => {
     const re = RE2JS.compile(pattern);
-    return { test: (s: string) => re.test(s) };
+    // ajv caches compiled patterns by `toString()`: it must be unique per pattern, or every
+    // pattern would share the first one compiled.
+    return { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
   },
   { code: 're2js' },
 );

@@ -42,7 +42,10 @@ export function checkAgentConfig(
   input: unknown,
 ): { ok: true; config: AgentConfig; hash: string } | { ok: false; issues: FieldIssue[]; hash?: string } {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { ok: false, issues: [{ path: '', code: 'wrong_type', message: 'the configuration must be a JSON object' }] };
+    return {
+      ok: false,
+      issues: [{ path: '', code: 'wrong_type', message: 'the configuration must be a JSON object' }],
+    };
   }
   const normalized = withListsPresent(input as Record<string, unknown>);
   const json = canonicalJson(normalized);
@@ -74,7 +77,10 @@ function templateIssues(doc: Record<string, unknown>, found: FieldIssue[]): Fiel
   const names = contextNames(doc);
   return tools.flatMap((tool, i) => {
     const prefix = `/tools/${i}`;
-    if (found.some((issue) => issue.path === prefix || issue.path.startsWith(`${prefix}/`))) return [];
+    // Templates can still be checked when only unrelated keys of the tool are wrong.
+    const blocking = [`${prefix}/endpoint`, `${prefix}/parameters`, `${prefix}/type`];
+    const blocked = (path: string) => path === prefix || blocking.some((b) => path === b || path.startsWith(`${b}/`));
+    if (found.some((issue) => blocked(issue.path))) return [];
     const compiled = compileTool(tool, i, { contextNames: names, defaultTimeoutMs: 1000 });
     return compiled.ok ? [] : compiled.issues;
   });

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '@agentry/errors';
-import { type AnySchema, type ValidateFunction } from 'ajv';
+import type { AnySchema, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { LRUCache } from 'lru-cache';

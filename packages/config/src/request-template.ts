@@ -5,8 +5,8 @@ import type { RenderedRequest } from './compiled-agent.ts';
 import { pointer, readablePath } from './json-pointer.ts';
 import { templateSource } from './legacy-placeholders.ts';
 import { didYouMean } from './suggest.ts';
-import type { TemplateProblem } from './template-ast.ts';
 import { type CompiledTemplate, compileTemplate, type TemplateView } from './template.ts';
+import type { TemplateProblem } from './template-ast.ts';
 import { assertHeaderSafe, valueText } from './template-values.ts';
 import { assertNoDotSegments, splitUrlTemplate } from './url-template.ts';
 
@@ -43,7 +43,11 @@ export function compileRequestTemplate(
   const issues: FieldIssue[] = [];
   const located: Array<{ at: string; template: CompiledTemplate }> = [];
   const report = (where: string, problem: TemplateProblem) => issues.push(toIssue(where, problem));
-  const compileAt = (where: string, source: string, position: 'path' | 'query' | 'header'): CompiledTemplate | undefined => {
+  const compileAt = (
+    where: string,
+    source: string,
+    position: 'path' | 'query' | 'header',
+  ): CompiledTemplate | undefined => {
     const compiled = compileTemplate(source, position);
     if (!compiled.ok) {
       for (const problem of compiled.problems) report(where, problem);
@@ -124,7 +128,8 @@ export function renderRequest(template: RequestTemplate, view: TemplateView): Re
   }
   const url = template.origin + path + (query ? `?${query}` : '');
   if (template.body === undefined) return { method: template.method, url, headers };
-  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
   return { method: template.method, url, headers, body: JSON.stringify(renderBody(template.body, view)) };
 }
 
@@ -181,4 +186,3 @@ function toIssue(path: string, problem: TemplateProblem): FieldIssue {
     ? { path, code: problem.code, message }
     : { path, code: problem.code, message, hint: problem.hint };
 }
-

@@ -12,8 +12,10 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   const caseInsensitive = candidates.find((c) => c.toLowerCase() === lower);
   if (caseInsensitive) return caseInsensitive;
   const best = closest(word, [...candidates]);
-  // Allow roughly one typo per three letters; beyond that a "did you mean" is noise.
-  return distance(word, best) <= Math.max(1, Math.floor(best.length / 3)) ? best : undefined;
+  // Allow a swapped pair (distance 2) in words of 4+ letters and about one typo per three letters
+  // beyond; further away a "did you mean" is noise.
+  const allowed = best.length <= 3 ? 1 : Math.max(2, Math.floor(best.length / 3));
+  return distance(word, best) <= allowed ? best : undefined;
 }
 
 /** "did you mean `x`?" or undefined. */

@@ -50,7 +50,8 @@ export function inspectTemplate(program: hbs.AST.Program): { refs: TemplateRef[]
 export function wholeValueRef(program: hbs.AST.Program): hbs.AST.PathExpression | undefined {
   if (program.body.length !== 1) return undefined;
   const only = program.body[0] as hbs.AST.MustacheStatement;
-  if (only.type !== 'MustacheStatement' || only.params.length > 0 || only.path.type !== 'PathExpression') return undefined;
+  if (only.type !== 'MustacheStatement' || only.params.length > 0 || only.path.type !== 'PathExpression')
+    return undefined;
   return only.path as hbs.AST.PathExpression;
 }
 

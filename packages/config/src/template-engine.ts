@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { valueText, encodeFor, type TemplatePosition } from './template-values.ts';
+import { encodeFor, type TemplatePosition, valueText } from './template-values.ts';
 
 /** Helpers tenants may call in templates, e.g. `{{lower email}}`, `{{default nickname "friend"}}`. */
 export const templateHelperNames = ['lower', 'upper', 'trim', 'default'] as const;

@@ -40,7 +40,9 @@ export function compileTemplate(source: string, position: TemplatePosition): Tem
   const { refs, problems } = inspectTemplate(program);
   if (problems.length > 0) return { ok: false, problems };
   if (refs.length === 0 && program.body.every((s) => s.type !== 'MustacheStatement')) {
-    const text = program.body.map((s) => (s.type === 'ContentStatement' ? (s as hbs.AST.ContentStatement).value : '')).join('');
+    const text = program.body
+      .map((s) => (s.type === 'ContentStatement' ? (s as hbs.AST.ContentStatement).value : ''))
+      .join('');
     return { ok: true, template: constantTemplate(source, text) };
   }
   const whole = wholeValueRef(program) ? refs[0] : undefined;
@@ -51,11 +53,12 @@ export function compileTemplate(source: string, position: TemplatePosition): Tem
     render({ context: {}, secrets: {} });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, problems: [{ code: 'template_invalid', message: `the template cannot be compiled (${detail})` }] };
+    return {
+      ok: false,
+      problems: [{ code: 'template_invalid', message: `the template cannot be compiled (${detail})` }],
+    };
   }
-  const value = whole
-    ? (view: TemplateView) => lookup(view, whole)
-    : (view: TemplateView) => render(view) as unknown;
+  const value = whole ? (view: TemplateView) => lookup(view, whole) : (view: TemplateView) => render(view) as unknown;
   const template: CompiledTemplate = whole
     ? { source, refs, whole, render: (view) => encodeFor(position, lookup(view, whole)), value }
     : { source, refs, render, value };
@@ -79,7 +82,15 @@ function wrapPlaceholders(program: hbs.AST.Program, helper: string): hbs.AST.Pro
     if (statement.type !== 'MustacheStatement') return statement;
     const m = statement as hbs.AST.MustacheStatement;
     const inner =
-      m.params.length === 0 ? m.path : ({ type: 'SubExpression', path: m.path, params: m.params, hash: m.hash, loc: m.loc } as hbs.AST.SubExpression);
+      m.params.length === 0
+        ? m.path
+        : ({
+            type: 'SubExpression',
+            path: m.path,
+            params: m.params,
+            hash: m.hash,
+            loc: m.loc,
+          } as hbs.AST.SubExpression);
     const path = { type: 'PathExpression', data: false, depth: 0, parts: [helper], original: helper, loc: m.loc };
     return { ...m, path, params: [inner], hash: undefined } as unknown as hbs.AST.MustacheStatement;
   });

@@ -47,7 +47,13 @@ describe.each(testDatabaseKinds())('repositories on %s', (kind) => {
     expect(v2?.version.version).toBe(2);
     expect(v2?.agent.publishedVersion).toBe(2);
     expect(
-      await addAgentVersion(db, agent.id, { tenantId: b.tenant.id, name: 'x', config: {}, contentHash: 'h', publish: true }),
+      await addAgentVersion(db, agent.id, {
+        tenantId: b.tenant.id,
+        name: 'x',
+        config: {},
+        contentHash: 'h',
+        publish: true,
+      }),
     ).toBeUndefined();
   });
 
@@ -61,7 +67,12 @@ describe.each(testDatabaseKinds())('repositories on %s', (kind) => {
       contentHash: 'h',
       publish: true,
     });
-    const conv = await createConversation(db, { tenantId: t.tenant.id, agentId: agent.id, agentVersion: null, context: {} });
+    const conv = await createConversation(db, {
+      tenantId: t.tenant.id,
+      agentId: agent.id,
+      agentVersion: null,
+      context: {},
+    });
     const { run } = await createRunWithInput(db, {
       tenantId: t.tenant.id,
       conversationId: conv.id,

@@ -1,5 +1,11 @@
 import type { ToolExecutionResult, ToolExecutor } from '@agentry/agent';
-import { type CompiledAgent, type CompiledTool, maskSecrets, type RenderedRequest, type ToolContext } from '@agentry/config';
+import {
+  type CompiledAgent,
+  type CompiledTool,
+  maskSecrets,
+  type RenderedRequest,
+  type ToolContext,
+} from '@agentry/config';
 import { isAppError } from '@agentry/errors';
 import type { ToolCallPart, ToolDefinition } from '@agentry/llm';
 import { egressFetch } from './egress.ts';
@@ -49,7 +55,10 @@ export function createHttpToolExecutor(options: HttpToolExecutorOptions): ToolEx
       } catch (error) {
         // Last line of defence: the interface promises results, never exceptions.
         const message = error instanceof Error ? error.message : String(error);
-        return errorResult('tool_failed', `The tool failed unexpectedly: ${maskSecrets(message, options.context.secrets)}`);
+        return errorResult(
+          'tool_failed',
+          `The tool failed unexpectedly: ${maskSecrets(message, options.context.secrets)}`,
+        );
       }
     },
   };
@@ -64,20 +73,32 @@ async function execute(
   const tool = tools.get(call.name);
   if (!tool) {
     const available = [...tools.keys()];
-    return errorResult('unknown_tool', `There is no tool named "${call.name}". Available tools: ${available.join(', ') || 'none'}.`, {
-      available,
-    });
+    return errorResult(
+      'unknown_tool',
+      `There is no tool named "${call.name}". Available tools: ${available.join(', ') || 'none'}.`,
+      {
+        available,
+      },
+    );
   }
   if (call.rawArguments !== undefined) {
-    return errorResult('invalid_arguments', 'The arguments were not valid JSON. Send a JSON object matching the tool parameters.', {
-      issues: [{ path: '', code: 'invalid_json', message: 'the arguments are not valid JSON' }],
-    });
+    return errorResult(
+      'invalid_arguments',
+      'The arguments were not valid JSON. Send a JSON object matching the tool parameters.',
+      {
+        issues: [{ path: '', code: 'invalid_json', message: 'the arguments are not valid JSON' }],
+      },
+    );
   }
   const checked = tool.validateArguments(call.arguments);
   if (!checked.ok) {
-    return errorResult('invalid_arguments', 'The arguments do not match the tool parameters. Fix them and call the tool again.', {
-      issues: checked.issues,
-    });
+    return errorResult(
+      'invalid_arguments',
+      'The arguments do not match the tool parameters. Fix them and call the tool again.',
+      {
+        issues: checked.issues,
+      },
+    );
   }
   if (tool.kind === 'client') {
     return errorResult('client_tool', `"${tool.name}" is run by the embedding application, not by the server.`);
@@ -167,7 +188,8 @@ function toResult(
   if (outcome.errorCode === 'tool_timeout') {
     return errorResult('tool_timeout', `The tool did not answer within ${tool.timeoutMs / 1000} seconds.`, {}, meta);
   }
-  if (outcome.errorCode === 'tool_cancelled') return errorResult('tool_cancelled', 'The tool call was cancelled.', {}, meta);
+  if (outcome.errorCode === 'tool_cancelled')
+    return errorResult('tool_cancelled', 'The tool call was cancelled.', {}, meta);
   if (outcome.errorCode === 'tool_unreachable' || outcome.status === undefined) {
     return errorResult('tool_unreachable', 'The tool could not be reached. Try again later.', {}, meta);
   }

@@ -1,7 +1,7 @@
 import { type FakeLlmServer, startFakeLlm } from '@agentry/testkit';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // Until @agentry/testkit re-exports it, the shared suite is imported by path.
 import { runProviderConformance } from '@agentry/testkit/provider-conformance';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIModel } from './openai-model.ts';
 
 runProviderConformance('openai', (server, options) =>

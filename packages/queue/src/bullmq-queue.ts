@@ -2,7 +2,15 @@ import { errors, isAppError } from '@agentry/errors';
 import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { redisOptionsFromUrl } from './redis-options.ts';
-import { type JobHandler, type JobQueue, type JobWorker, jobRetryPolicy, type RunJobData, type WaitOutcome, type WorkerOptions } from './types.ts';
+import {
+  type JobHandler,
+  type JobQueue,
+  type JobWorker,
+  jobRetryPolicy,
+  type RunJobData,
+  type WaitOutcome,
+  type WorkerOptions,
+} from './types.ts';
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -78,7 +86,11 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
  * Starts a BullMQ worker. Non-retryable `AppError`s become `UnrecoverableError` so BullMQ does not
  * spend further attempts on them.
  */
-export function startBullWorker(options: BullQueueOptions, handler: JobHandler, workerOptions: WorkerOptions = {}): JobWorker {
+export function startBullWorker(
+  options: BullQueueOptions,
+  handler: JobHandler,
+  workerOptions: WorkerOptions = {},
+): JobWorker {
   const worker = new Worker<RunJobData>(
     options.queueName ?? DEFAULT_QUEUE,
     async (job) => {

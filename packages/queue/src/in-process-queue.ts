@@ -1,6 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { isAppError } from '@agentry/errors';
-import { type Job, type JobHandler, type JobQueue, type JobWorker, jobRetryPolicy, type RunJobData, type WaitOutcome, type WorkerOptions } from './types.ts';
+import {
+  type Job,
+  type JobHandler,
+  type JobQueue,
+  type JobWorker,
+  jobRetryPolicy,
+  type RunJobData,
+  type WaitOutcome,
+  type WorkerOptions,
+} from './types.ts';
 
 interface Entry {
   job: Job;
@@ -16,7 +25,9 @@ interface Entry {
  * const runner = createInProcessQueue();
  * runner.startWorker(async (job) => execute(job.data), { concurrency: 4 });
  */
-export function createInProcessQueue(): JobQueue & { startWorker(handler: JobHandler, options?: WorkerOptions): JobWorker } {
+export function createInProcessQueue(): JobQueue & {
+  startWorker(handler: JobHandler, options?: WorkerOptions): JobWorker;
+} {
   const entries = new Map<string, Entry>();
   const waiting: string[] = [];
   const finished = new EventEmitter();

@@ -45,7 +45,11 @@ describe.each(implementations)('job queue: %s', (_name, make) => {
   const setup = (handler: JobHandler) => {
     const h = make();
     const worker = h.start(handler);
-    cleanups.push(async () => h.cleanup?.(), () => h.queue.close(), () => worker.close());
+    cleanups.push(
+      async () => h.cleanup?.(),
+      () => h.queue.close(),
+      () => worker.close(),
+    );
     return h.queue;
   };
 

@@ -42,7 +42,8 @@ export function envInt(env: Env, name: string, fallback: number, range: [number,
 export function envEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = envString(env, name);
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new EnvError(name, `expected one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new EnvError(name, `expected one of ${allowed.join(', ')}`);
   return value as T;
 }
 
@@ -55,13 +56,14 @@ export function envList(env: Env, name: string): string[] {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** The model credentials both apps read: OPENAI_*, ANTHROPIC_*, DEFAULT_MODEL. */
+/** The model credentials and default model names both apps read: OPENAI_* and ANTHROPIC_*. */
 export function modelSettingsFromEnv(env: Env): ModelProviderSettings {
   const openaiKey = envString(env, 'OPENAI_API_KEY');
   const openaiBase = envUrl(env, 'OPENAI_BASE_URL', ['http:', 'https:']);
   const anthropicKey = envString(env, 'ANTHROPIC_API_KEY');
   const anthropicBase = envUrl(env, 'ANTHROPIC_BASE_URL', ['http:', 'https:']);
-  const defaultModel = envString(env, 'DEFAULT_MODEL');
+  const openaiModel = envString(env, 'OPENAI_MODEL');
+  const anthropicModel = envString(env, 'ANTHROPIC_MODEL');
   return {
     ...(openaiKey || openaiBase
       ? { openai: { ...(openaiKey ? { apiKey: openaiKey } : {}), ...(openaiBase ? { baseURL: openaiBase } : {}) } }
@@ -74,6 +76,9 @@ export function modelSettingsFromEnv(env: Env): ModelProviderSettings {
           },
         }
       : {}),
-    ...(defaultModel ? { defaultModels: { openai: defaultModel, openai_compatible: defaultModel } } : {}),
+    defaultModels: {
+      ...(openaiModel ? { openai: openaiModel, openai_compatible: openaiModel } : {}),
+      ...(anthropicModel ? { anthropic: anthropicModel } : {}),
+    },
   };
 }

@@ -67,7 +67,12 @@ async function runLoaded(deps: RunExecutorDeps, run: Run): Promise<AgentRunResul
   const version = await getAgentVersion(deps.db, run.tenantId, run.agentId, run.agentVersion);
   const conversation = await getConversation(deps.db, run.tenantId, run.conversationId);
   if (!version || !conversation) {
-    throw new AppError({ code: 'run_target_missing', message: 'The run’s agent version or conversation no longer exists', category: 'system', retryable: false });
+    throw new AppError({
+      code: 'run_target_missing',
+      message: 'The run’s agent version or conversation no longer exists',
+      category: 'system',
+      retryable: false,
+    });
   }
   const { config, hash } = loadAgentConfig(version.config);
   const agent = compileAgent(config, hash);
@@ -117,7 +122,14 @@ async function finishRun(db: Db, run: Run, result: AgentRunResult): Promise<void
     status: result.status === 'cancelled' ? 'cancelled' : result.status === 'completed' ? 'completed' : 'failed',
     finishedAt: new Date(),
     ...(result.status === 'max_steps'
-      ? { error: { code: 'max_steps_reached', message: result.reason ?? 'Step limit reached', category: 'user', retryable: false } }
+      ? {
+          error: {
+            code: 'max_steps_reached',
+            message: result.reason ?? 'Step limit reached',
+            category: 'user',
+            retryable: false,
+          },
+        }
       : {}),
   });
 }

@@ -1,3 +1,14 @@
+export {
+  type Env,
+  EnvError,
+  envEnum,
+  envInt,
+  envList,
+  envString,
+  envUrl,
+  LOG_LEVELS,
+  modelSettingsFromEnv,
+} from './env.ts';
 export { executeRun, type RunExecutorDeps } from './execute-run.ts';
 export {
   type AgentModelChoice,
@@ -8,4 +19,3 @@ export {
   resolveModel,
 } from './model-settings.ts';
 export { systemContext } from './system-context.ts';
-export { type Env, EnvError, envEnum, envInt, envList, envString, envUrl, LOG_LEVELS, modelSettingsFromEnv } from './env.ts';

@@ -21,9 +21,9 @@ export interface AgentModelChoice {
 }
 
 const FALLBACK_MODELS: Record<ProviderName, string> = {
-  openai: 'gpt-4o-mini',
-  openai_compatible: 'gpt-4o-mini',
-  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-5.4-mini',
+  openai_compatible: 'gpt-5.4-mini',
+  anthropic: 'claude-sonnet-4-6',
 };
 
 export interface ResolvedModel {

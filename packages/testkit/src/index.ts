@@ -1,4 +1,11 @@
 export * from './fake-llm/index.ts';
 export * from './recording-server.ts';
 export { availableServices, canConnect, deleteRedisKeys, testServices } from './services.ts';
-export { createTemplate, createTestDatabase, dropDatabase, type TestDatabase, type TestDatabaseKind, testDatabaseKinds } from './test-database.ts';
+export {
+  createTemplate,
+  createTestDatabase,
+  dropDatabase,
+  type TestDatabase,
+  type TestDatabaseKind,
+  testDatabaseKinds,
+} from './test-database.ts';

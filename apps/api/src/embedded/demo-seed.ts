@@ -34,7 +34,12 @@ export async function seedDemo(db: Db, dataDir: string): Promise<DemoCredentials
     contentHash: hash,
     publish: true,
   });
-  const conversation = await createConversation(db, { tenantId: tenant.id, agentId: agent.id, agentVersion: null, context: {} });
+  const conversation = await createConversation(db, {
+    tenantId: tenant.id,
+    agentId: agent.id,
+    agentVersion: null,
+    context: {},
+  });
   const credentials = { tenant_id: tenant.id, api_key: key.key, agent_id: agent.id, conversation_id: conversation.id };
   writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   return credentials;
@@ -51,12 +56,13 @@ export function embeddedAdminToken(dataDir: string, fromEnv: string | undefined)
 }
 
 /** The start-up banner: where the API is and a curl that talks to the demo agent. */
-export function banner(url: string, adminToken: string, demo: DemoCredentials | undefined, modelConfigured: boolean): string {
-  const lines = [
-    '',
-    `Agentry is running (embedded mode) at ${url}`,
-    `  platform admin token: ${adminToken}`,
-  ];
+export function banner(
+  url: string,
+  adminToken: string,
+  demo: DemoCredentials | undefined,
+  modelConfigured: boolean,
+): string {
+  const lines = ['', `Agentry is running (embedded mode) at ${url}`, `  platform admin token: ${adminToken}`];
   if (demo) {
     lines.push(
       `  demo tenant key:      ${demo.api_key}`,

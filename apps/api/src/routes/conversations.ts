@@ -71,7 +71,8 @@ export function conversationRoutes(deps: ApiDeps) {
 
   app.delete('/:id', async (c) => {
     const id = c.req.param('id');
-    if (!isId(id) || !(await deleteConversation(deps.db, c.var.tenant.id, id))) throw errors.notFound('conversation', id);
+    if (!isId(id) || !(await deleteConversation(deps.db, c.var.tenant.id, id)))
+      throw errors.notFound('conversation', id);
     return c.body(null, 204);
   });
 
@@ -81,7 +82,8 @@ export function conversationRoutes(deps: ApiDeps) {
     const body = await readJson(c, NewMessage);
     const agent = await getAgent(deps.db, tenantId, conversation.agentId);
     const versionNumber = conversation.agentVersion ?? agent?.publishedVersion;
-    const version = agent && versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
+    const version =
+      agent && versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
     if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
     // Fail before writing anything when the agent's model cannot be reached at all.
     const { config, hash } = loadAgentConfig(version.config);

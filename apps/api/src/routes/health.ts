@@ -15,7 +15,10 @@ export function healthRoutes(deps: ApiDeps) {
 
 async function check(probe: () => Promise<void>): Promise<string> {
   try {
-    await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+    await Promise.race([
+      probe(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+    ]);
     return 'ok';
   } catch (error) {
     return `error: ${error instanceof Error ? error.message : String(error)}`;

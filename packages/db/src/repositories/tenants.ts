@@ -22,7 +22,10 @@ export async function createTenantWithKey(
 }
 
 /** The active key with this hash and its tenant, or undefined (revoked keys and suspended tenants too). */
-export async function findActiveApiKey(db: Db, keyHash: string): Promise<{ key: ApiKeyRecord; tenant: Tenant } | undefined> {
+export async function findActiveApiKey(
+  db: Db,
+  keyHash: string,
+): Promise<{ key: ApiKeyRecord; tenant: Tenant } | undefined> {
   const rows = await db
     .select({ key: apiKeys, tenant: tenants })
     .from(apiKeys)

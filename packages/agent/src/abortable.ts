@@ -1,0 +1,56 @@
+/**
+ * Settles with `promise`, or rejects with the signal's reason as soon as the signal aborts, even
+ * when the underlying work ignores the signal (a model or tool that never checks it must not keep
+ * a cancelled run alive).
+ *
+ * @example
+ * const result = await abortable(tools.execute(call, { signal }), signal);
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Iterates `source`, stopping with the signal's reason the moment it aborts; the source iterator is
+ * then closed in the background.
+ *
+ * @example
+ * for await (const event of iterateAbortable(model.stream(request, { signal }), signal)) handle(event);
+ */
+export async function* iterateAbortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    while (true) {
+      const next = await abortable(iterator.next(), signal);
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    // Not awaited: a stuck source must not delay the caller.
+    if (!finished) iterator.return?.()?.catch(() => {});
+  }
+}
