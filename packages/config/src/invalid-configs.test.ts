@@ -1,11 +1,12 @@
+import { AppError } from '@agentry/errors';
 import { describe, expect, it } from 'vitest';
 import { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
-import { mutated } from './test-support/base-config.ts';
+import { type Loose, mutated } from './test-support/base-config.ts';
 
 type Case = [name: string, input: unknown, path: string, code: string];
 
-const tool = (change: (t: Record<string, any>) => void) => mutated((c) => change(c.tools[0]));
-const endpoint = (change: (e: Record<string, any>) => void) => mutated((c) => change(c.tools[0].endpoint));
+const tool = (change: (t: Loose) => void) => mutated((c) => change(c.tools[0]));
+const endpoint = (change: (e: Loose) => void) => mutated((c) => change(c.tools[0].endpoint));
 const body = (value: unknown) => endpoint((e) => (e.body = { value }));
 const prop = (schema: Record<string, unknown>) => tool((t) => (t.parameters.properties.x = schema));
 
@@ -202,7 +203,15 @@ const cases: Case[] = [
     'unknown_required',
   ],
   ['retries on POST', tool((t) => (t.retries = 2)), '/tools/0/retries', 'retries_not_idempotent'],
-  ['too many retries', tool((t) => ((t.retries = 9), (t.endpoint.method = 'PUT'))), '/tools/0/retries', 'out_of_range'],
+  [
+    'too many retries',
+    tool((t) => {
+      t.retries = 9;
+      t.endpoint.method = 'PUT';
+    }),
+    '/tools/0/retries',
+    'out_of_range',
+  ],
   ['client tool with endpoint', tool((t) => (t.type = 'client')), '/tools/0/endpoint', 'endpoint_not_allowed'],
   ['unknown approval mode', tool((t) => (t.approval = 'sometimes')), '/tools/0/approval', 'invalid_value'],
   [
@@ -289,14 +298,17 @@ describe('invalid agent configs', () => {
       c.action_books[0].tools = ['save_customer'];
       c.basic_settings.name = '';
     });
+    let caught: unknown;
     try {
       loadAgentConfig(input);
-      expect.unreachable();
-    } catch (error: any) {
-      expect(error.code).toBe('validation_failed');
-      expect(error.status).toBe(422);
-      expect(error.issues.map((i: any) => i.code).sort()).toEqual(['empty_value', 'unknown_key', 'unknown_tool']);
+    } catch (error) {
+      caught = error;
     }
+    expect(caught).toBeInstanceOf(AppError);
+    const error = caught as AppError;
+    expect(error.code).toBe('validation_failed');
+    expect(error.status).toBe(422);
+    expect(error.issues?.map((i) => i.code).sort()).toEqual(['empty_value', 'unknown_key', 'unknown_tool']);
   });
 
   it('gives hints a non-developer can act on', () => {

@@ -1,5 +1,9 @@
+/** Loosely typed on purpose: tests reshape configs into every invalid form. */
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type Loose = Record<string, any>;
+
 /** A small valid config that tests mutate into invalid ones (a fresh copy per call). */
-export function baseConfig(): Record<string, any> {
+export function baseConfig(): Loose {
   return {
     basic_settings: { name: 'Ava', description: 'Booking assistant' },
     action_books: [{ condition: 'When someone books', action: 'Save them', tools: ['save'] }],
@@ -24,7 +28,7 @@ export function baseConfig(): Record<string, any> {
 }
 
 /** Applies a mutation to a fresh base config and returns it. */
-export function mutated(change: (config: Record<string, any>) => void): Record<string, any> {
+export function mutated(change: (config: Loose) => void): Loose {
   const config = baseConfig();
   change(config);
   return config;

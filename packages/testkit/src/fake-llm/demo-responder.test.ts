@@ -42,7 +42,7 @@ describe('demoResponder over OpenAI', () => {
 
     messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '{"id":42}' });
     const second = await openai.chat.completions.create({ model: 'm', messages, tools });
-    expect(second.choices[0]?.message.content).toBe('Thanks! I saved your details ({"id":42}).');
+    expect(second.choices[0]?.message.content).toBe('The tool answered: {"id":42}');
   });
 
   it('works streaming, with content parts', async () => {
@@ -84,7 +84,7 @@ describe('demoResponder over Anthropic', () => {
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: use!.id, content: 'saved as #42' }] },
     );
     const second = await anthropic.messages.create({ model: 'c', max_tokens: 100, messages, tools });
-    expect(second.content).toEqual([{ type: 'text', text: 'Thanks! I saved your details (saved as #42).' }]);
+    expect(second.content).toEqual([{ type: 'text', text: 'The tool answered: saved as #42' }]);
   });
 
   it('answers text when no tool is offered even with an email', async () => {

@@ -35,7 +35,7 @@ function summary(result: string): string {
  */
 export function demoResponder(req: FakeRequest): FakeTurn {
   const last = lastMessage(req);
-  if (last.isToolResult) return { type: 'reply', text: `Thanks! I saved your details (${summary(last.text)}).` };
+  if (last.isToolResult) return { type: 'reply', text: `The tool answered: ${summary(last.text)}` };
   const email = EMAIL.exec(last.text)?.[0];
   const tool = offeredTools(req)[0];
   if (tool && email)

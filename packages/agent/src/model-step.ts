@@ -1,0 +1,39 @@
+import type { LanguageModel, ModelRequest, ModelResponse } from '@agentry/llm';
+import { iterateAbortable } from './abortable.ts';
+import type { Emit } from './emitter.ts';
+
+export interface ModelStepResult {
+  response: ModelResponse;
+  latencyMs: number;
+  timeToFirstEventMs?: number;
+}
+
+/**
+ * Streams one model call, forwarding text and reasoning deltas as events as they arrive. The
+ * answer itself is the stream's finish event, so nothing is concatenated here. Stops at once when
+ * the signal aborts, even if the model's stream does not.
+ *
+ * @example
+ * const { response } = await streamModelStep(model, request, signal, emit, 0);
+ */
+export async function streamModelStep(
+  model: LanguageModel,
+  request: ModelRequest,
+  signal: AbortSignal,
+  emit: Emit,
+  step: number,
+): Promise<ModelStepResult> {
+  const started = performance.now();
+  let firstEventAt: number | undefined;
+  let response: ModelResponse | undefined;
+  for await (const event of iterateAbortable(model.stream(request, { signal }), signal)) {
+    firstEventAt ??= performance.now();
+    if (event.type === 'text-delta') await emit({ type: 'text-delta', step, delta: event.delta });
+    else if (event.type === 'reasoning-delta') await emit({ type: 'reasoning-delta', step, delta: event.delta });
+    else if (event.type === 'finish') response = event.response;
+  }
+  signal.throwIfAborted();
+  if (!response) throw new Error('The model stream ended without a finish event');
+  const latencyMs = performance.now() - started;
+  return { response, latencyMs, ...(firstEventAt === undefined ? {} : { timeToFirstEventMs: firstEventAt - started }) };
+}
