@@ -1,34 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { conversations, messages, runs } from '@agentry/db';
-import {
-  availableServices,
-  createTestDatabase,
-  deleteRedisKeys,
-  type FakeLlmServer,
-  type RecordingServer,
-  startFakeLlm,
-  startRecordingServer,
-  type TestDatabase,
-  testServices,
-} from '@agentry/testkit';
-import { count } from 'drizzle-orm';
+import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readApiConfig } from './config.ts';
-import { type RunningPlatform, startPlatform } from './platform.ts';
+import { startPlatform } from './platform.ts';
+import {
+  ADMIN_TOKEN,
+  call,
+  createTenant,
+  type Harness,
+  seedConfig as loadSeedConfig,
+  type Mode,
+  type Provider,
+  postRaw,
+  rowCounts,
+  startHarness,
+} from './test-support/harness.ts';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const seedConfig = JSON.parse(readFileSync(join(repoRoot, 'configs/seed-demo-booking.json'), 'utf8'));
-const ADMIN_TOKEN = 'test-admin-token-0123456789';
-
-type Mode = 'embedded' | 'production';
-type Provider = 'openai' | 'anthropic';
-
+const seedConfig = loadSeedConfig();
 const matrix: Array<[Mode, Provider]> = [];
 for (const provider of ['openai', 'anthropic'] as const) {
   matrix.push(['embedded', provider]);
@@ -40,143 +30,14 @@ if (!availableServices().postgres || !availableServices().redis) {
   );
 }
 
-function providerEnv(provider: Provider, llm: FakeLlmServer): Record<string, string> {
-  return provider === 'openai'
-    ? { OPENAI_BASE_URL: llm.openaiBaseUrl, OPENAI_API_KEY: 'test-key' }
-    : { ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, ANTHROPIC_API_KEY: 'test-key' };
-}
-
-/** Starts `apps/worker` as its own process and resolves once it says it is ready. */
-function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(repoRoot, 'apps/worker/src/main.ts')], {
-    env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker started')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
-  });
-}
-
-interface Harness {
-  platform: RunningPlatform;
-  llm: FakeLlmServer;
-  endpoint: RecordingServer;
-  cleanup: Array<() => Promise<unknown> | unknown>;
-}
-
-async function startHarness(mode: Mode, provider: Provider): Promise<Harness> {
-  const cleanup: Harness['cleanup'] = [];
-  const llm = await startFakeLlm();
-  cleanup.push(() => llm.close());
-  const endpoint = await startRecordingServer();
-  cleanup.push(() => endpoint.close());
-  const env: Record<string, string> = {
-    PORT: '0',
-    PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
-    LOG_LEVEL: 'silent',
-    RUN_WAIT_MS: '20000',
-    ...providerEnv(provider, llm),
-  };
-  if (mode === 'embedded') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agentry-e2e-'));
-    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    env.DATA_DIR = dataDir;
-  } else {
-    const database: TestDatabase = await createTestDatabase('postgres');
-    cleanup.push(() => database.destroy());
-    const prefix = `e2e-${randomBytes(6).toString('hex')}`;
-    Object.assign(env, { DATABASE_URL: database.url!, REDIS_URL: testServices.redisUrl, QUEUE_PREFIX: prefix });
-    cleanup.push(() => deleteRedisKeys(prefix));
-    const worker = await spawnWorker(env);
-    cleanup.push(
-      () =>
-        new Promise<void>((resolve) => {
-          worker.once('exit', () => resolve());
-          worker.kill('SIGTERM');
-        }),
-    );
-  }
-  const platform = await startPlatform(readApiConfig(env, mode === 'embedded'));
-  cleanup.push(() => platform.close());
-  return { platform, llm, endpoint, cleanup };
-}
-
-async function call(
-  h: Harness,
-  method: string,
-  path: string,
-  options: { key?: string; body?: unknown; raw?: string } = {},
-) {
-  const headers: Record<string, string> = {};
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined || options.raw !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${h.platform.url}${path}`, {
-    method,
-    headers,
-    ...(options.raw !== undefined
-      ? { body: options.raw }
-      : options.body !== undefined
-        ? { body: JSON.stringify(options.body) }
-        : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', json: text ? JSON.parse(text) : undefined };
-}
-
-/** Sends a raw body with node:http, which (unlike fetch) reads an early answer to an unfinished upload. */
-function postRaw(url: string, key: string, body: string): ReturnType<typeof call> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    });
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk) => {
-        text += chunk;
-      });
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? '', json: JSON.parse(text) }),
-      );
-    });
-    req.on('error', (error) => {
-      if (!('code' in error) || error.code !== 'EPIPE') reject(error);
-    });
-    req.end(body);
-  });
-}
-
-async function rowCounts(h: Harness) {
-  const { db } = h.platform.database;
-  const [c] = await db.select({ n: count() }).from(conversations);
-  const [m] = await db.select({ n: count() }).from(messages);
-  const [r] = await db.select({ n: count() }).from(runs);
-  return { conversations: c!.n, messages: m!.n, runs: r!.n };
-}
-
 describe.each(matrix)('end to end: %s mode, %s wire format', (mode, provider) => {
   let h: Harness;
   let key: string;
   beforeAll(async () => {
     h = await startHarness(mode, provider);
-    const tenant = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name: 'Acme' } });
-    expect(tenant.status).toBe(201);
-    key = tenant.json.api_key.key;
+    key = await createTenant(h);
   }, 60_000);
-  afterAll(async () => {
-    for (const fn of (h?.cleanup ?? []).reverse()) await fn();
-  });
+  afterAll(() => h?.close());
 
   it('books a demo: the tool endpoint gets the templated POST and the transcript is stored', async () => {
     const created = await call(h, 'POST', '/v1/agents', { key, body: { config: seedConfig } });
@@ -262,7 +123,7 @@ describe.each(matrix)('end to end: %s mode, %s wire format', (mode, provider) =>
     const before = await rowCounts(h);
     const modelCallsBefore = h.llm.requests.length;
     const path = `/v1/conversations/${conv.json.id}/messages`;
-    const cases: Array<[string, Awaited<ReturnType<typeof call>>, number, string]> = [
+    const cases: Array<[string, { status: number; type: string; json: any }, number, string]> = [
       ['invalid JSON', await call(h, 'POST', path, { key, raw: '{"content": ' }), 400, 'invalid_json'],
       ['missing key', await call(h, 'POST', path, { body: { content: 'hi' } }), 401, 'unauthorized'],
       ['wrong key', await call(h, 'POST', path, { key: 'sk_wrong', body: { content: 'hi' } }), 401, 'unauthorized'],
@@ -328,9 +189,8 @@ describe('without a model configured', () => {
       readApiConfig({ PORT: '0', DATA_DIR: dataDir, PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' }, true),
     );
     try {
-      const h = { platform } as Harness;
-      const tenant = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name: 'NoModel' } });
-      const key = tenant.json.api_key.key;
+      const h = { platform };
+      const key = await createTenant(h, 'NoModel');
       const agent = await call(h, 'POST', '/v1/agents', { key, body: { config: seedConfig } });
       const conv = await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agent.json.id } });
       const before = await rowCounts(h);

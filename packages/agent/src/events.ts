@@ -18,7 +18,10 @@ export interface StepRecord {
   timeToFirstEventMs?: number;
   usage: Usage;
   finishReason: string;
+  /** Every call the model made this step, including those the loop answered itself. */
   toolCalls: ToolCallRecord[];
+  /** Calls actually executed this step (what `maxToolCalls` counts). */
+  executedToolCalls: number;
 }
 
 /**

@@ -1,3 +1,19 @@
-export type { AgentEvent, AgentRunStatus, EventSink, StepRecord } from './events.ts';
-export { type AgentRunOptions, type AgentRunResult, runAgent } from './run-agent.ts';
+export { canonicalJson } from './canonical-json.ts';
+export { DEFAULT_SUMMARY_PROMPT } from './compaction.ts';
+export { doneToolDefinition } from './done-tool.ts';
+export { EPHEMERAL_PLACEHOLDER } from './ephemeral.ts';
+export type {
+  AgentEvent,
+  AgentEventBody,
+  AgentEventMeta,
+  AgentEventType,
+  AgentRunStatus,
+  EventSink,
+  NoticeKind,
+  StepRecord,
+  ToolCallRecord,
+} from './events.ts';
+export type { AgentRunOptions, AgentRunResult, CompactionOptions } from './run-options.ts';
+export { runAgent } from './run-agent.ts';
+export { TextAccumulator } from './text-accumulator.ts';
 export type { ToolExecutionResult, ToolExecutor } from './tool-executor.ts';

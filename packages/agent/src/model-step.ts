@@ -1,3 +1,4 @@
+import { errors } from '@agentry/errors';
 import type { LanguageModel, ModelRequest, ModelResponse } from '@agentry/llm';
 import { iterateAbortable } from './abortable.ts';
 import type { Emit } from './emitter.ts';
@@ -33,7 +34,9 @@ export async function streamModelStep(
     else if (event.type === 'finish') response = event.response;
   }
   signal.throwIfAborted();
-  if (!response) throw new Error('The model stream ended without a finish event');
+  if (!response) {
+    throw errors.upstream('model_stream_incomplete', 'The model stream ended without a finish event', { retryable: true });
+  }
   const latencyMs = performance.now() - started;
   return { response, latencyMs, ...(firstEventAt === undefined ? {} : { timeToFirstEventMs: firstEventAt - started }) };
 }

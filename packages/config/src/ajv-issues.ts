@@ -7,16 +7,17 @@ type Schema = Record<string, unknown>;
 
 /**
  * Turns ajv's errors (collected with `allErrors` and `verbose`) into issues a non-developer can act
- * on: stable code, plain message, and a hint such as "did you mean `endpoint`?".
+ * on: stable code, plain message, and a hint such as "did you mean `endpoint`?". `root` names the
+ * validated document in messages about its top level.
  *
  * @example
- * ajvIssues(validate.errors ?? [], '/tools/0/parameters');
+ * ajvIssues(validate.errors ?? [], 'the arguments');
  */
-export function ajvIssues(errors: readonly ErrorObject[], prefix = ''): FieldIssue[] {
+export function ajvIssues(errors: readonly ErrorObject[], root = 'the configuration'): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const seen = new Set<string>();
   for (const error of withoutBranchNoise(errors)) {
-    const issue = toIssue(error, prefix);
+    const issue = toIssue(error, root);
     const key = `${issue.path}\u0000${issue.code}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -36,9 +37,9 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): ErrorObject[] {
   });
 }
 
-function toIssue(error: ErrorObject, prefix: string): FieldIssue {
-  const path = prefix + error.instancePath;
-  const where = readablePath(path);
+function toIssue(error: ErrorObject, root: string): FieldIssue {
+  const path = error.instancePath;
+  const where = path === '' ? root : readablePath(path);
   const params = error.params as Record<string, unknown>;
   const parent = (error.parentSchema ?? {}) as Schema;
   const inToolParameters = /^\/tools\/\d+\/parameters(\/|$)/.test(error.instancePath);

@@ -128,3 +128,13 @@ describe('buildSystemPrompt', () => {
     );
   });
 });
+
+describe('memory', () => {
+  it('uploading the same config 10,000 times leaves the heap flat', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const probe = new URL('./test-support/heap-probe.ts', import.meta.url).pathname;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', probe, '10000']);
+    expect(Number(stdout)).toBeLessThan(2 * 1024 * 1024);
+  });
+});

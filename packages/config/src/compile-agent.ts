@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { AgentConfig } from './agent-config.ts';
 import { compileTool } from './compile-tool.ts';
 import type { CompiledAgent, CompiledLimits, CompiledTool } from './compiled-agent.ts';
+import { compiledToolsOf } from './compiled-tools-memo.ts';
 import { contextNames } from './config-checks.ts';
 import { defaults } from './defaults.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
@@ -31,12 +32,14 @@ export function compileAgent(config: AgentConfig, hash: string): CompiledAgent {
 function build(config: AgentConfig, hash: string): CompiledAgent {
   const limits = compileLimits(config);
   const names = contextNames(config as unknown as Record<string, unknown>);
-  const tools: CompiledTool[] = config.tools.map((tool, i) => {
-    const result = compileTool(tool, i, { contextNames: names, defaultTimeoutMs: limits.toolTimeoutMs });
-    // loadAgentConfig already compiled every tool; failing here means the config skipped it.
-    if (!result.ok) throw errors.validation('The agent configuration was not validated', result.issues);
-    return result.tool;
-  });
+  const tools: CompiledTool[] =
+    compiledToolsOf(config) ??
+    config.tools.map((tool, i) => {
+      const result = compileTool(tool, i, { contextNames: names, defaultTimeoutMs: limits.toolTimeoutMs });
+      // loadAgentConfig already compiled every tool; failing here means the config skipped it.
+      if (!result.ok) throw errors.validation('The agent configuration was not validated', result.issues);
+      return result.tool;
+    });
   const model = config.model ?? {};
   return {
     hash,

@@ -78,6 +78,7 @@ export function compileTool(
       timeoutMs: timeoutSeconds === undefined ? options.defaultTimeoutMs : Math.round(timeoutSeconds * 1000),
       retries: tool.retries ?? 0,
       approval: tool.approval ?? 'never',
+      secretNames: request?.secrets ?? [],
       response: {
         maxBytes: tool.response?.max_bytes ?? defaults.responseMaxBytes,
         ...(tool.response?.fields ? { fields: tool.response.fields } : {}),

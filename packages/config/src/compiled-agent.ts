@@ -40,6 +40,8 @@ export interface CompiledTool {
   retries: number;
   approval: 'never' | 'always';
   response: { maxBytes: number; fields?: string[]; ephemeral?: number };
+  /** Names of the tenant secrets the request reads (`{{secrets.X}}`). */
+  secretNames: string[];
   /** Checks (and fills defaults of) the model's arguments against the tool's `parameters`. */
   validateArguments(args: unknown): ArgumentCheck;
   /**

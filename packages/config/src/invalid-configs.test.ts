@@ -332,3 +332,23 @@ describe('invalid agent configs', () => {
     });
   });
 });
+
+describe('one pass', () => {
+  it('still checks templates when unrelated keys of the same tool are wrong', () => {
+    const result = checkAgentConfig(
+      mutated((c) => {
+        c.tools[0].endpoint.method = 'post';
+        c.tools[0].endpoint.url = 'https://{{email}}.example.com/x';
+        c.tools[0].endpoint.body.email = '{{emial}}';
+        c.tools[0].approval = 'maybe';
+      }),
+    );
+    if (result.ok) throw new Error('expected issues');
+    expect(result.issues.map((i) => [i.path, i.code])).toEqual([
+      ['/tools/0/approval', 'invalid_value'],
+      ['/tools/0/endpoint/body/email', 'unknown_placeholder'],
+      ['/tools/0/endpoint/method', 'invalid_value'],
+      ['/tools/0/endpoint/url', 'placeholder_in_host'],
+    ]);
+  });
+});

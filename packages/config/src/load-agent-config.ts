@@ -3,6 +3,8 @@ import { LRUCache } from 'lru-cache';
 import type { AgentConfig } from './agent-config.ts';
 import { canonicalJson, sha256 } from './canonical-hash.ts';
 import { compileTool } from './compile-tool.ts';
+import type { CompiledTool } from './compiled-agent.ts';
+import { rememberCompiledTools } from './compiled-tools-memo.ts';
 import { contextNames, crossFieldIssues } from './config-checks.ts';
 import { schemaIssues } from './config-schema.ts';
 import { defaults } from './defaults.ts';
@@ -65,24 +67,38 @@ export function checkAgentConfig(
 
 function validate(doc: Record<string, unknown>): Outcome {
   const issues = [...schemaIssues(doc), ...crossFieldIssues(doc)];
-  issues.push(...templateIssues(doc, issues));
+  const tools: CompiledTool[] = [];
+  issues.push(...templateIssues(doc, issues, tools));
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
   // Frozen: the cached config is shared by every caller that uploads the same content.
-  return { ok: true, config: deepFreeze(structuredClone(doc)) as unknown as AgentConfig };
+  const config = deepFreeze(structuredClone(doc)) as unknown as AgentConfig;
+  rememberCompiledTools(config, tools);
+  return { ok: true, config };
 }
 
 /** Compiles each schema-valid tool to find template problems (unknown placeholders, hosts, ...). */
-function templateIssues(doc: Record<string, unknown>, found: FieldIssue[]): FieldIssue[] {
+function templateIssues(
+  doc: Record<string, unknown>,
+  found: FieldIssue[],
+  compiledTools: CompiledTool[],
+): FieldIssue[] {
   const tools = Array.isArray(doc.tools) ? doc.tools : [];
   const names = contextNames(doc);
+  const limits = doc.limits as { tool_timeout?: number } | undefined;
+  const defaultTimeoutMs = Math.round((limits?.tool_timeout ?? defaults.toolTimeoutSeconds) * 1000);
   return tools.flatMap((tool, i) => {
     const prefix = `/tools/${i}`;
     // Templates can still be checked when only unrelated keys of the tool are wrong.
-    const blocking = [`${prefix}/endpoint`, `${prefix}/parameters`, `${prefix}/type`];
-    const blocked = (path: string) => path === prefix || blocking.some((b) => path === b || path.startsWith(`${b}/`));
+    const blocking = ['/endpoint/url', '/endpoint/headers', '/endpoint/query_params', '/endpoint/body', '/parameters'];
+    const blocked = (path: string) =>
+      path === prefix ||
+      path === `${prefix}/endpoint` ||
+      blocking.some((b) => path === prefix + b || path.startsWith(`${prefix}${b}/`));
     if (found.some((issue) => blocked(issue.path))) return [];
-    const compiled = compileTool(tool, i, { contextNames: names, defaultTimeoutMs: 1000 });
-    return compiled.ok ? [] : compiled.issues;
+    const compiled = compileTool(tool, i, { contextNames: names, defaultTimeoutMs });
+    if (!compiled.ok) return compiled.issues;
+    compiledTools.push(compiled.tool);
+    return [];
   });
 }
 

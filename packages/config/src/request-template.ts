@@ -153,11 +153,11 @@ function referenceProblem(
   known: KnownNames,
   source: string,
 ): TemplateProblem | undefined {
-  const place = readablePath(where);
+  const place = () => readablePath(where);
   if (kind === 'argument' && !known.parameters.includes(name)) {
     return {
       code: 'unknown_placeholder',
-      message: `placeholder \`{{${name}}}\` in ${place} is not a parameter of this tool`,
+      message: `placeholder \`{{${name}}}\` in ${place()} is not a parameter of this tool`,
       hint:
         didYouMean(name, known.parameters) ??
         `declare \`${name}\` under parameters.properties, or use {{context.${name}}} for a context variable`,
@@ -168,8 +168,8 @@ function referenceProblem(
     return {
       code: 'unknown_context_variable',
       message: autofill
-        ? `${place} asks the system to fill \`${name}\`, but there is no context variable with that name`
-        : `\`{{context.${name}}}\` in ${place} is not a known context variable`,
+        ? `${place()} asks the system to fill \`${name}\`, but there is no context variable with that name`
+        : `\`{{context.${name}}}\` in ${place()} is not a known context variable`,
       hint: didYouMean(name, known.context) ?? `known context variables: ${known.context.join(', ')}`,
     };
   }

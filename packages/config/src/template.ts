@@ -1,6 +1,11 @@
+import { LRUCache } from 'lru-cache';
 import { inspectTemplate, type TemplateProblem, type TemplateRef, wholeValueRef } from './template-ast.ts';
 import { compileOptions, encodeHelperName, handlebars, runtimeOptions } from './template-engine.ts';
 import { encodeFor, type TemplatePosition } from './template-values.ts';
+
+// Compiled templates are immutable, so configs that share a template (`Bearer {{secrets.TOKEN}}`)
+// share one compilation. Bounded, like every cache fed by tenant content.
+const compiledTemplates = new LRUCache<string, TemplateCompilation>({ max: 10_000 });
 
 /** Values a template may read: declared arguments at the top, `context` and `secrets` beside them. */
 export type TemplateView = Record<string, unknown> & {
@@ -30,6 +35,16 @@ export type TemplateCompilation = { ok: true; template: CompiledTemplate } | { o
  * if (t.ok) t.template.render(view); // '/orders/A%2F1' for id 'A/1'
  */
 export function compileTemplate(source: string, position: TemplatePosition): TemplateCompilation {
+  const key = `${position}\u0000${source}`;
+  let compiled = compiledTemplates.get(key);
+  if (!compiled) {
+    compiled = compileUncached(source, position);
+    compiledTemplates.set(key, compiled);
+  }
+  return compiled;
+}
+
+function compileUncached(source: string, position: TemplatePosition): TemplateCompilation {
   let program: hbs.AST.Program;
   try {
     program = handlebars.parse(source);
@@ -46,6 +61,17 @@ export function compileTemplate(source: string, position: TemplatePosition): Tem
     return { ok: true, template: constantTemplate(source, text) };
   }
   const whole = wholeValueRef(program) ? refs[0] : undefined;
+  if (whole) {
+    // One plain placeholder: a direct lookup keeps the value's type; Handlebars is not needed.
+    const template: CompiledTemplate = {
+      source,
+      refs,
+      whole,
+      render: (view) => encodeFor(position, lookup(view, whole)),
+      value: (view) => lookup(view, whole),
+    };
+    return { ok: true, template };
+  }
   const run = handlebars.compile(wrapPlaceholders(program, encodeHelperName[position]), compileOptions);
   const render = (view: TemplateView) => run(view, runtimeOptions);
   try {
@@ -58,11 +84,7 @@ export function compileTemplate(source: string, position: TemplatePosition): Tem
       problems: [{ code: 'template_invalid', message: `the template cannot be compiled (${detail})` }],
     };
   }
-  const value = whole ? (view: TemplateView) => lookup(view, whole) : (view: TemplateView) => render(view) as unknown;
-  const template: CompiledTemplate = whole
-    ? { source, refs, whole, render: (view) => encodeFor(position, lookup(view, whole)), value }
-    : { source, refs, render, value };
-  return { ok: true, template };
+  return { ok: true, template: { source, refs, render, value: render } };
 }
 
 /** Reads a reference from a view without touching prototypes. */

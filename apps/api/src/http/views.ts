@@ -14,7 +14,7 @@ export function agentView(agent: Agent) {
   };
 }
 
-export function versionView(version: AgentVersion, agent: Agent) {
+export function versionView(version: Omit<AgentVersion, 'config'>, agent: Agent) {
   return {
     agent_id: version.agentId,
     object: 'agent_version',

@@ -1,18 +1,70 @@
-import { loadAgentConfig } from '@agentry/config';
-import { addAgentVersion, createAgent, getAgent, isId } from '@agentry/db';
+import { type AgentConfig, compileAgent, loadAgentConfig } from '@agentry/config';
+import {
+  addAgentVersion,
+  createAgent,
+  type Db,
+  getAgent,
+  getAgentVersion,
+  isId,
+  listAgents,
+  listAgentVersions,
+  publishAgentVersion,
+} from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
+import diff from 'microdiff';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
+import { toolTestRoute } from './tool-test.ts';
 
 const NewVersion = z.strictObject({ config: z.unknown(), publish: z.boolean().optional() });
+const Validate = z.strictObject({ config: z.unknown() });
 
-/** Agents and their immutable versions. */
+async function loadAgent(db: Db, tenantId: string, id: string) {
+  const agent = isId(id) ? await getAgent(db, tenantId, id) : undefined;
+  if (!agent) throw errors.notFound('agent', id);
+  return agent;
+}
+
+function versionNumber(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw errors.notFound('agent_version', raw);
+  return n;
+}
+
+/** A short description of a valid config, for editors and the validate endpoint. */
+function summary(config: AgentConfig, hash: string) {
+  const compiled = compileAgent(config, hash);
+  return {
+    name: config.basic_settings.name,
+    content_hash: hash,
+    tools: compiled.tools.map((t) => ({ name: t.name, type: t.kind, method: t.method, approval: t.approval })),
+    action_books: config.action_books.length,
+    system_prompt: compiled.systemPrompt,
+  };
+}
+
+/** Agents, their immutable versions, validation, the tool tester and the system prompt. */
 export function agentRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.post('/validate', async (c) => {
+    const body = await readJson(c, Validate);
+    const { config, hash } = loadAgentConfig(body.config); // a 422 lists every issue
+    return c.json({ valid: true, summary: summary(config, hash) });
+  });
+
+  app.route('/tools', toolTestRoute());
+
+  app.get('/', async (c) => {
+    const page = readPage(c);
+    const rows = await listAgents(deps.db, c.var.tenant.id, { ...page, limit: page.limit + 1 });
+    return c.json(pageOf(rows, page, agentView));
+  });
 
   app.post('/', async (c) => {
     const body = await readJson(c, NewVersion);
@@ -27,27 +79,70 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json({ ...agentView(agent), version: versionView(version, agent) }, 201);
   });
 
-  app.get('/:id', async (c) => {
-    const id = c.req.param('id');
-    const agent = isId(id) ? await getAgent(deps.db, c.var.tenant.id, id) : undefined;
-    if (!agent) throw errors.notFound('agent', id);
-    return c.json(agentView(agent));
+  app.get('/:id', async (c) => c.json(agentView(await loadAgent(deps.db, c.var.tenant.id, c.req.param('id')))));
+
+  app.get('/:id/prompt', async (c) => {
+    const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
+    const number = c.req.query('version')
+      ? versionNumber(c.req.query('version')!)
+      : (agent.publishedVersion ?? agent.latestVersion);
+    const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, number);
+    if (!version) throw errors.notFound('agent_version', String(number));
+    const { config, hash } = loadAgentConfig(version.config);
+    return c.json({ agent_id: agent.id, version: number, prompt: compileAgent(config, hash).systemPrompt });
+  });
+
+  app.get('/:id/versions', async (c) => {
+    const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
+    const versions = await listAgentVersions(deps.db, agent.tenantId, agent.id);
+    return c.json({ object: 'list', data: versions.map((v) => versionView(v, agent)), next_cursor: null });
   });
 
   app.post('/:id/versions', async (c) => {
-    const id = c.req.param('id');
-    if (!isId(id) || !(await getAgent(deps.db, c.var.tenant.id, id))) throw errors.notFound('agent', id);
+    const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const body = await readJson(c, NewVersion);
     const { config, hash } = loadAgentConfig(body.config);
-    const created = await addAgentVersion(deps.db, id, {
-      tenantId: c.var.tenant.id,
+    const created = await addAgentVersion(deps.db, agent.id, {
+      tenantId: agent.tenantId,
       name: config.basic_settings.name,
       config: body.config as Record<string, unknown>,
       contentHash: hash,
       publish: body.publish ?? true,
     });
-    if (!created) throw errors.notFound('agent', id);
+    if (!created) throw errors.notFound('agent', agent.id);
     return c.json(versionView(created.version, created.agent), 201);
+  });
+
+  app.get('/:id/versions/:n', async (c) => {
+    const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
+    const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
+    if (!version) throw errors.notFound('agent_version', c.req.param('n'));
+    return c.json({ ...versionView(version, agent), config: version.config });
+  });
+
+  app.post('/:id/versions/:n/publish', async (c) => {
+    const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
+    const updated = await publishAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
+    if (!updated) throw errors.notFound('agent_version', c.req.param('n'));
+    return c.json(agentView(updated));
+  });
+
+  app.get('/:id/versions/:a/diff/:b', async (c) => {
+    const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
+    const [a, b] = await Promise.all(
+      [c.req.param('a'), c.req.param('b')].map(async (raw) => {
+        const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(raw));
+        if (!version) throw errors.notFound('agent_version', raw);
+        return version;
+      }),
+    );
+    const changes = diff(a!.config, b!.config).map((change) => ({
+      path: `/${change.path.map((p) => String(p).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`,
+      op: change.type === 'CREATE' ? 'add' : change.type === 'REMOVE' ? 'remove' : 'replace',
+      ...('oldValue' in change ? { before: change.oldValue } : {}),
+      ...('value' in change ? { after: change.value } : {}),
+    }));
+    return c.json({ agent_id: agent.id, from: a!.version, to: b!.version, changes });
   });
 
   return app;

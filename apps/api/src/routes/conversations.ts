@@ -11,6 +11,7 @@ import {
   getConversation,
   getRun,
   isId,
+  listConversations,
   listMessages,
   listRunMessages,
 } from '@agentry/db';
@@ -21,6 +22,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { pageOf, readPage } from '../http/pagination.ts';
 import { conversationView, messageView, runView } from '../http/views.ts';
 
 const MAX_MESSAGE_CHARS = 32_000;
@@ -61,6 +63,18 @@ export function conversationRoutes(deps: ApiDeps) {
       context: body.context ?? {},
     });
     return c.json(conversationView(conversation), 201);
+  });
+
+  app.get('/', async (c) => {
+    const page = readPage(c);
+    const agentId = c.req.query('agent_id');
+    if (agentId !== undefined && !isId(agentId)) return c.json(pageOf([], page, conversationView));
+    const rows = await listConversations(deps.db, c.var.tenant.id, {
+      ...page,
+      limit: page.limit + 1,
+      ...(agentId ? { agentId } : {}),
+    });
+    return c.json(pageOf(rows, page, conversationView));
   });
 
   app.get('/:id', async (c) => {

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { agents, agentVersions } from '../schema.ts';
@@ -106,4 +106,62 @@ export async function getAgentVersion(
       and(eq(agentVersions.agentId, agentId), eq(agentVersions.tenantId, tenantId), eq(agentVersions.version, version)),
     );
   return row;
+}
+
+/** Newest first; `before` is the last id of the previous page (ids are time-ordered). */
+export async function listAgents(db: Db, tenantId: string, page: { limit: number; before?: string }): Promise<Agent[]> {
+  return db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.tenantId, tenantId), page.before ? lt(agents.id, page.before) : undefined))
+    .orderBy(desc(agents.id))
+    .limit(page.limit);
+}
+
+/** Every version of an agent, newest first, without the config bodies. */
+export async function listAgentVersions(
+  db: Db,
+  tenantId: string,
+  agentId: string,
+): Promise<Array<Omit<AgentVersion, 'config'>>> {
+  return db
+    .select({
+      id: agentVersions.id,
+      tenantId: agentVersions.tenantId,
+      agentId: agentVersions.agentId,
+      version: agentVersions.version,
+      contentHash: agentVersions.contentHash,
+      createdAt: agentVersions.createdAt,
+    })
+    .from(agentVersions)
+    .where(and(eq(agentVersions.agentId, agentId), eq(agentVersions.tenantId, tenantId)))
+    .orderBy(desc(agentVersions.version));
+}
+
+/** Makes an existing version the published one (publish or roll back); undefined if it does not exist. */
+export async function publishAgentVersion(
+  db: Db,
+  tenantId: string,
+  agentId: string,
+  version: number,
+): Promise<Agent | undefined> {
+  return db.transaction(async (tx) => {
+    const [exists] = await tx
+      .select({ version: agentVersions.version })
+      .from(agentVersions)
+      .where(
+        and(
+          eq(agentVersions.agentId, agentId),
+          eq(agentVersions.tenantId, tenantId),
+          eq(agentVersions.version, version),
+        ),
+      );
+    if (!exists) return undefined;
+    const [agent] = await tx
+      .update(agents)
+      .set({ publishedVersion: version, updatedAt: sql`now()` })
+      .where(and(eq(agents.id, agentId), eq(agents.tenantId, tenantId)))
+      .returning();
+    return agent;
+  });
 }

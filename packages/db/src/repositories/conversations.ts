@@ -1,5 +1,5 @@
 import type { Message } from '@agentry/llm';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { conversations, messages, runs } from '../schema.ts';
@@ -161,4 +161,24 @@ export async function deleteRun(db: Db, tenantId: string, runId: string): Promis
     await tx.delete(messages).where(and(eq(messages.runId, runId), eq(messages.tenantId, tenantId)));
     await tx.delete(runs).where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)));
   });
+}
+
+/** Newest first, optionally for one agent; `before` is the last id of the previous page. */
+export async function listConversations(
+  db: Db,
+  tenantId: string,
+  page: { limit: number; before?: string; agentId?: string },
+): Promise<Conversation[]> {
+  return db
+    .select()
+    .from(conversations)
+    .where(
+      and(
+        eq(conversations.tenantId, tenantId),
+        page.agentId ? eq(conversations.agentId, page.agentId) : undefined,
+        page.before ? lt(conversations.id, page.before) : undefined,
+      ),
+    )
+    .orderBy(desc(conversations.id))
+    .limit(page.limit);
 }

@@ -1,0 +1,75 @@
+import { compileAgent, loadAgentConfig, maskSecrets, type RenderedRequest } from '@agentry/config';
+import { errors } from '@agentry/errors';
+import { createHttpToolExecutor } from '@agentry/http-tools';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AuthVariables } from '../http/auth.ts';
+import { readJson } from '../http/body.ts';
+
+const ToolTest = z.strictObject({
+  config: z.unknown(),
+  tool: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  context: z.record(z.string(), z.unknown()).optional(),
+  send: z.boolean().default(false),
+});
+
+/**
+ * The tool tester: shows the exact request a call would send (secrets masked) and, with
+ * `send: true`, sends it and returns what the model would see.
+ */
+export function toolTestRoute() {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  app.post('/test', async (c) => {
+    const body = await readJson(c, ToolTest);
+    const { config, hash } = loadAgentConfig(body.config);
+    const agent = compileAgent(config, hash);
+    const tool = agent.tools.find((t) => t.name === body.tool);
+    if (!tool) throw errors.notFound('tool', body.tool);
+    const checked = tool.validateArguments(body.arguments);
+    if (!checked.ok)
+      throw errors.validation('The arguments do not match the tool’s parameters', checked.issues, 'invalid_arguments');
+    // Tenant secrets arrive with the tenancy work; until then a secret renders as a visible marker.
+    const secrets = Object.fromEntries(tool.secretNames.map((name) => [name, `secret-${name}-not-set`]));
+    const context = {
+      ...body.context,
+      tenantId: c.var.tenant.id,
+      agentId: 'agent-under-test',
+      conversationId: 'conversation-under-test',
+      dialogId: 'conversation-under-test',
+      ...(config.basic_settings.chatbot_id ? { chatbotId: config.basic_settings.chatbot_id } : {}),
+    };
+    const request = tool.render(checked.value, { context, secrets });
+    const masked = maskRequest(request, secrets);
+    if (!body.send) return c.json({ request: masked });
+    const executor = createHttpToolExecutor({ agent, context: { context, secrets } });
+    const started = performance.now();
+    const result = await executor.execute({
+      type: 'tool_call',
+      id: 'tool-test',
+      name: tool.name,
+      arguments: body.arguments,
+    });
+    return c.json({
+      request: masked,
+      response: {
+        status: (result.meta?.status as number | undefined) ?? null,
+        duration_ms: Math.round(performance.now() - started),
+        output: result.output,
+        is_error: result.isError,
+        ...(result.errorCode ? { error_code: result.errorCode } : {}),
+      },
+    });
+  });
+  return app;
+}
+
+function maskRequest(request: RenderedRequest, secrets: Record<string, string>) {
+  const mask = (text: string) => maskSecrets(text, secrets);
+  return {
+    method: request.method,
+    url: mask(request.url),
+    headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, mask(v)])),
+    body: request.body === undefined ? null : mask(request.body),
+  };
+}

@@ -1,0 +1,195 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { conversations, messages, runs } from '@agentry/db';
+import {
+  createTestDatabase,
+  deleteRedisKeys,
+  type FakeLlmServer,
+  type RecordingServer,
+  startFakeLlm,
+  startRecordingServer,
+  testServices,
+} from '@agentry/testkit';
+import { count } from 'drizzle-orm';
+import { readApiConfig } from '../config.ts';
+import { type RunningPlatform, startPlatform } from '../platform.ts';
+
+export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** The seed's example config (seed 003 §5.11.1), exactly as in `configs/`. */
+export function seedConfig(): Record<string, any> {
+  return JSON.parse(readFileSync(join(repoRoot, 'configs/seed-demo-booking.json'), 'utf8'));
+}
+
+/**
+ * - `embedded`: one process, PGlite, in-process jobs.
+ * - `embedded-postgres`: one process, a fresh Postgres database, in-process jobs.
+ * - `production`: API in this process and a worker in a separate one, Postgres + BullMQ.
+ */
+export type Mode = 'embedded' | 'embedded-postgres' | 'production';
+export type Provider = 'openai' | 'anthropic';
+
+export interface Harness {
+  platform: RunningPlatform;
+  llm: FakeLlmServer;
+  endpoint: RecordingServer;
+  close(): Promise<void>;
+}
+
+function providerEnv(provider: Provider, llm: FakeLlmServer): Record<string, string> {
+  return provider === 'openai'
+    ? { OPENAI_BASE_URL: llm.openaiBaseUrl, OPENAI_API_KEY: 'test-key' }
+    : { ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, ANTHROPIC_API_KEY: 'test-key' };
+}
+
+/** Starts `apps/worker` as its own process and resolves once it says it is ready. */
+function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(repoRoot, 'apps/worker/src/main.ts')], {
+    env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('worker started')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+  });
+}
+
+/**
+ * A running platform with a fake model (speaking `provider`'s wire format) and a recording tool
+ * endpoint; `close()` stops everything and removes the data it created.
+ */
+export async function startHarness(
+  mode: Mode,
+  provider: Provider,
+  extraEnv: Record<string, string> = {},
+): Promise<Harness> {
+  const cleanup: Array<() => unknown> = [];
+  const close = async () => {
+    for (const fn of cleanup.reverse()) await fn();
+  };
+  try {
+    const llm = await startFakeLlm();
+    cleanup.push(() => llm.close());
+    const endpoint = await startRecordingServer();
+    cleanup.push(() => endpoint.close());
+    const env: Record<string, string> = {
+      PORT: '0',
+      PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: 'silent',
+      RUN_WAIT_MS: '20000',
+      ...providerEnv(provider, llm),
+      ...extraEnv,
+    };
+    if (mode === 'embedded') {
+      const dataDir = mkdtempSync(join(tmpdir(), 'agentry-test-'));
+      cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+      env.DATA_DIR = dataDir;
+    } else {
+      const database = await createTestDatabase('postgres');
+      cleanup.push(() => database.destroy());
+      env.DATABASE_URL = database.url!;
+    }
+    if (mode === 'production') {
+      const prefix = `test-${randomBytes(6).toString('hex')}`;
+      Object.assign(env, { REDIS_URL: testServices.redisUrl, QUEUE_PREFIX: prefix });
+      cleanup.push(() => deleteRedisKeys(prefix));
+      const worker = await spawnWorker(env);
+      cleanup.push(
+        () =>
+          new Promise<void>((resolve) => {
+            worker.once('exit', () => resolve());
+            worker.kill('SIGTERM');
+          }),
+      );
+    }
+    const platform = await startPlatform(readApiConfig(env, mode !== 'production'));
+    cleanup.push(() => platform.close());
+    return { platform, llm, endpoint, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export interface CallResult {
+  status: number;
+  type: string;
+  headers: Headers;
+  json: any;
+}
+
+/** One API call with fetch; `raw` sends a body as-is. */
+export async function call(
+  h: Pick<Harness, 'platform'>,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; raw?: string } = {},
+): Promise<CallResult> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined || options.raw !== undefined) headers['content-type'] = 'application/json';
+  const body = options.raw ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
+  const res = await fetch(`${h.platform.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    headers: res.headers,
+    json: text ? JSON.parse(text) : undefined,
+  };
+}
+
+/** Sends a raw body with node:http, which (unlike fetch) reads an early answer to an unfinished upload. */
+export function postRaw(url: string, key: string, body: string): Promise<Omit<CallResult, 'headers'>> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? '', json: JSON.parse(text) }),
+      );
+    });
+    req.on('error', (error) => {
+      if (!('code' in error) || error.code !== 'EPIPE') reject(error);
+    });
+    req.end(body);
+  });
+}
+
+/** Creates a tenant through the operator route and returns its secret key. */
+export async function createTenant(h: Pick<Harness, 'platform'>, name = 'Acme'): Promise<string> {
+  const res = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name } });
+  if (res.status !== 201) throw new Error(`tenant creation failed: ${JSON.stringify(res.json)}`);
+  return res.json.api_key.key;
+}
+
+/** Row counts of what a chat writes, to assert that a refused request wrote nothing. */
+export async function rowCounts(h: Pick<Harness, 'platform'>) {
+  const { db } = h.platform.database;
+  const [c] = await db.select({ n: count() }).from(conversations);
+  const [m] = await db.select({ n: count() }).from(messages);
+  const [r] = await db.select({ n: count() }).from(runs);
+  return { conversations: c!.n, messages: m!.n, runs: r!.n };
+}

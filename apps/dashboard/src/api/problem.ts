@@ -1,0 +1,46 @@
+/** One loader or request issue: `path` is a JSON pointer into the request body's config. */
+export interface FieldIssue {
+  path: string;
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+/** RFC 9457 problem details as the API sends them. */
+export interface Problem {
+  type?: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldIssue[];
+}
+
+export class ApiError extends Error {
+  readonly problem: Problem;
+  constructor(problem: Problem) {
+    super(problem.detail || problem.title);
+    this.problem = problem;
+  }
+  get status(): number {
+    return this.problem.status;
+  }
+  get code(): string {
+    return this.problem.code;
+  }
+}
+
+/** Turns any failed response body into a Problem, even when the server sent no problem+json. */
+export function toProblem(status: number, body: unknown): Problem {
+  if (body && typeof body === 'object' && 'code' in body) {
+    const b = body as Partial<Problem>;
+    return {
+      title: b.title ?? String(b.code),
+      status: b.status ?? status,
+      detail: b.detail ?? '',
+      code: String(b.code),
+      ...(Array.isArray(b.errors) ? { errors: b.errors } : {}),
+    };
+  }
+  return { title: `HTTP ${status}`, status, detail: typeof body === 'string' ? body.slice(0, 300) : '', code: 'http_error' };
+}

@@ -1,0 +1,33 @@
+import type { AgentConfig } from './agent-config.ts';
+
+export interface Template {
+  id: string;
+  name: string;
+  description: string;
+  config: AgentConfig;
+}
+
+// Bundled at build time; the schema is not a template.
+const modules = import.meta.glob<{ default: unknown }>(['../../../../configs/*.json', '!**/*.schema.json'], {
+  eager: true,
+});
+
+/** Templates from a `path → module` map; files that are not agent configs are skipped. */
+export function templatesFrom(files: Record<string, { default: unknown }>): Template[] {
+  const out: Template[] = [];
+  for (const [path, module] of Object.entries(files)) {
+    const config = module.default as AgentConfig | undefined;
+    if (!config || typeof config !== 'object' || !config.basic_settings) continue;
+    const { $schema: _schema, ...rest } = config;
+    const id = path.split('/').pop()?.replace(/\.json$/, '') ?? path;
+    out.push({
+      id,
+      name: config.basic_settings.name || id,
+      description: config.basic_settings.description ?? '',
+      config: rest as AgentConfig,
+    });
+  }
+  return out.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export const templates: Template[] = templatesFrom(modules);
