@@ -26,6 +26,7 @@ export type {
   ToolContext,
 } from './compiled-agent.ts';
 export { agentConfigSchema } from './config-schema.ts';
+export { contextIssues, modelVisibleContext } from './context-values.ts';
 export { systemContextVariables, withContextAliases } from './context-variables.ts';
 export { defaults } from './defaults.ts';
 export { readablePath } from './json-pointer.ts';

@@ -47,5 +47,5 @@ export function isUnder(pointer: string, prefix: string): boolean {
 
 /** DOM id of the field for a pointer; ids must be stable and valid in a CSS selector. */
 export function fieldId(pointer: string): string {
-  return `f${pointer.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
+  return `f${pointer.replace(/[^A-Za-z0-9-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
 }

@@ -1,5 +1,4 @@
 /** Loosely typed on purpose: tests reshape configs into every invalid form. */
-// biome-ignore lint/suspicious/noExplicitAny: see above.
 export type Loose = Record<string, any>;
 
 /** A small valid config that tests mutate into invalid ones (a fresh copy per call). */

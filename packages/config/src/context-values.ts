@@ -1,0 +1,62 @@
+import type { FieldIssue } from '@agentry/errors';
+import type { ContextVariableConfig } from './agent-config.ts';
+import { pointer } from './json-pointer.ts';
+
+const typeChecks: Record<string, (v: unknown) => boolean> = {
+  string: (v) => typeof v === 'string',
+  number: (v) => typeof v === 'number' && Number.isFinite(v),
+  integer: (v) => Number.isInteger(v),
+  boolean: (v) => typeof v === 'boolean',
+};
+
+/**
+ * Checks the context an application passes for a conversation against the agent's declared
+ * variables: required ones present, each of its declared type. Paths point into the context object.
+ *
+ * @example
+ * contextIssues(agent.contextVariables, { customerId: 42 });
+ * // [{ path: '/customerId', code: 'wrong_type', message: 'context variable `customerId` must be a string' }]
+ */
+export function contextIssues(
+  declared: readonly ContextVariableConfig[],
+  context: Record<string, unknown>,
+): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const variable of declared) {
+    const value = Object.hasOwn(context, variable.name) ? context[variable.name] : undefined;
+    const path = pointer(variable.name);
+    if (value === undefined || value === null) {
+      if (variable.required) {
+        issues.push({ path, code: 'missing_context', message: `context variable \`${variable.name}\` is required` });
+      }
+      continue;
+    }
+    const type = variable.type ?? 'string';
+    if (!typeChecks[type]?.(value)) {
+      issues.push({
+        path,
+        code: 'wrong_type',
+        message: `context variable \`${variable.name}\` must be ${type === 'integer' ? 'an' : 'a'} ${type}`,
+      });
+    }
+  }
+  return issues;
+}
+
+/**
+ * The context variables marked `visible_to_model`, as a short note to add to the conversation (the
+ * system prompt stays static and cacheable). Undefined when there is nothing to show.
+ *
+ * @example
+ * modelVisibleContext([{ name: 'customerName', visible_to_model: true }], { customerName: 'Ada' });
+ * // 'Context:\n- customerName: Ada'
+ */
+export function modelVisibleContext(
+  declared: readonly ContextVariableConfig[],
+  context: Record<string, unknown>,
+): string | undefined {
+  const lines = declared
+    .filter((v) => v.visible_to_model && context[v.name] !== undefined && context[v.name] !== null)
+    .map((v) => `- ${v.name}${v.description ? ` (${v.description})` : ''}: ${String(context[v.name])}`);
+  return lines.length > 0 ? `Context:\n${lines.join('\n')}` : undefined;
+}
