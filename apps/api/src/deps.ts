@@ -1,5 +1,6 @@
 import type { Db } from '@agentry/db';
 import type { JobQueue } from '@agentry/queue';
+import type { RunEventBus } from '@agentry/run-events';
 import type { ModelProviderSettings } from '@agentry/runner';
 import type { Logger } from 'pino';
 
@@ -8,6 +9,7 @@ export interface ApiDeps {
   db: Db;
   pingDatabase(): Promise<void>;
   queue: JobQueue;
+  events: RunEventBus;
   models: ModelProviderSettings;
   platformAdminToken?: string;
   /** How long `POST …/messages` waits for the run before answering 202. */

@@ -9,6 +9,7 @@ import {
   jobRetryPolicy,
   startBullWorker,
 } from '@agentry/queue';
+import { createMemoryBus, createRedisBus, type RunEventBus } from '@agentry/run-events';
 import { executeRun } from '@agentry/runner';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
@@ -19,6 +20,7 @@ export interface RunningPlatform {
   url: string;
   database: Database;
   queue: JobQueue;
+  events: RunEventBus;
   logger: Logger;
   close(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const bullOptions = config.redisUrl ? { redisUrl: config.redisUrl, prefix: config.queuePrefix } : undefined;
   const inProcess = bullOptions ? undefined : createInProcessQueue();
   const queue: JobQueue = bullOptions ? createBullQueue(bullOptions) : inProcess!;
+  const events: RunEventBus = bullOptions ? createRedisBus(bullOptions) : createMemoryBus();
 
   let worker: JobWorker | undefined;
   if (config.mode === 'embedded') {
@@ -50,6 +53,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
           db: database.db,
           models: config.models,
           maxAttempts: jobRetryPolicy.attempts,
+          events,
           log: (level, message, fields) => runLogger[level](fields, message),
         },
         job,
@@ -63,6 +67,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     db: database.db,
     pingDatabase: database.ping,
     queue,
+    events,
     models: config.models,
     ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
     runWaitMs: config.runWaitMs,
@@ -80,11 +85,13 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     url,
     database,
     queue,
+    events,
     logger,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.close();
       await queue.close();
+      await events.close();
       await database.close();
     },
   };

@@ -1,5 +1,6 @@
 import { openDatabase } from '@agentry/db';
 import { jobRetryPolicy, startBullWorker } from '@agentry/queue';
+import { createRedisBus } from '@agentry/run-events';
 import { EnvError, executeRun } from '@agentry/runner';
 import pino from 'pino';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
   const database = await openDatabase({ kind: 'postgres', url: config.databaseUrl });
+  const events = createRedisBus({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
   const worker = startBullWorker(
     { redisUrl: config.redisUrl, prefix: config.queuePrefix },
     (job) =>
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
           db: database.db,
           models: config.models,
           maxAttempts: jobRetryPolicy.attempts,
+          events,
           log: (level, message, fields) => logger[level](fields, message),
         },
         job,
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), config.shutdownDeadlineMs).unref();
     worker
       .close()
+      .then(() => events.close())
       .then(() => database.close())
       .then(
         () => process.exit(0),

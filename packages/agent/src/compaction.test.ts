@@ -21,7 +21,10 @@ describe('compaction', () => {
       // Step 0: the prompt is reported large, so compaction runs before step 1.
       { toolCalls: [{ id: 't1', name: 'track', arguments: { order: '7781' } }], usage: { inputTokens: 900 } },
       // The summarisation call (generate).
-      { text: 'User: order 7781, lives in Lyon; asked where the order is.', usage: { inputTokens: 300, outputTokens: 20 } },
+      {
+        text: 'User: order 7781, lives in Lyon; asked where the order is.',
+        usage: { inputTokens: 300, outputTokens: 20 },
+      },
       // Step 1 continues from the summary.
       { text: 'Your order 7781 is at the Lyon depot.', usage: { inputTokens: 120 } },
     ]);
@@ -49,7 +52,12 @@ describe('compaction', () => {
     // The compaction call's usage counts for the run; the transcript keeps every message.
     expect(result.usage.inputTokens).toBe(900 + 300 + 120);
     expect(result.messages).toHaveLength(3);
-    expect(log.of('compaction')[0]).toMatchObject({ step: 1, compactedMessages: 5, keptMessages: 2, estimatedTokens: expect.any(Number) });
+    expect(log.of('compaction')[0]).toMatchObject({
+      step: 1,
+      compactedMessages: 5,
+      keptMessages: 2,
+      estimatedTokens: expect.any(Number),
+    });
     expect(log.types().indexOf('compaction')).toBeLessThan(log.types().lastIndexOf('step-started'));
   });
 

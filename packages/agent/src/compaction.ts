@@ -62,7 +62,9 @@ export async function compactMessages(
     messages: [
       {
         role: 'user' as const,
-        content: [{ type: 'text' as const, text: `<transcript>\n${renderTranscript(older)}\n</transcript>\n\nSummarise it.` }],
+        content: [
+          { type: 'text' as const, text: `<transcript>\n${renderTranscript(older)}\n</transcript>\n\nSummarise it.` },
+        ],
       },
     ],
   };

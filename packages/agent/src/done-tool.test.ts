@@ -18,7 +18,10 @@ describe('requireDoneTool', () => {
     expect(result.finalText).toBe('Three results found.');
     // The done call is answered (valid transcript) and the answer also appears as assistant text.
     expect(result.messages.slice(-2)).toEqual([
-      { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'd1', toolName: 'done', output: 'The task is complete.' }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool_result', toolCallId: 'd1', toolName: 'done', output: 'The task is complete.' }],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'Three results found.' }] },
     ]);
     expect(tools.calls.every((c) => c.name !== 'done')).toBe(true);
@@ -30,7 +33,15 @@ describe('requireDoneTool', () => {
       { toolCalls: [{ name: 'done', arguments: { answer: 'Finished.' } }] },
     ]);
     const log = eventLog();
-    const result = await runAgent({ model, tools, system: '', history, maxSteps: 5, requireDoneTool: true, onEvent: log.onEvent });
+    const result = await runAgent({
+      model,
+      tools,
+      system: '',
+      history,
+      maxSteps: 5,
+      requireDoneTool: true,
+      onEvent: log.onEvent,
+    });
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('Finished.');
     expect(log.of('notice')[0]).toMatchObject({ kind: 'done-nudge' });
@@ -41,7 +52,15 @@ describe('requireDoneTool', () => {
 
   it('the nudges are bounded: then the run ends with done_not_called', async () => {
     const model = createScriptedModel([], { fallback: { text: 'Here you go.' } });
-    const result = await runAgent({ model, tools, system: '', history, maxSteps: 10, requireDoneTool: true, maxDoneNudges: 2 });
+    const result = await runAgent({
+      model,
+      tools,
+      system: '',
+      history,
+      maxSteps: 10,
+      requireDoneTool: true,
+      maxDoneNudges: 2,
+    });
     expect(result.status).toBe('done_not_called');
     expect(model.requests).toHaveLength(3);
     expect(result.finalText).toBe('Here you go.');
@@ -59,7 +78,12 @@ describe('requireDoneTool', () => {
 
   it('runs the other calls of the step before finishing', async () => {
     const model = createScriptedModel([
-      { toolCalls: [{ name: 'search', arguments: { q: 'last' } }, { name: 'done', arguments: { answer: 'ok' } }] },
+      {
+        toolCalls: [
+          { name: 'search', arguments: { q: 'last' } },
+          { name: 'done', arguments: { answer: 'ok' } },
+        ],
+      },
     ]);
     const own = createInMemoryTools({ search: { run: () => 'r' } });
     const result = await runAgent({ model, tools: own, system: '', history, maxSteps: 5, requireDoneTool: true });

@@ -34,7 +34,9 @@ describe('doom-loop detection', () => {
 
   it('different arguments are not a loop', async () => {
     const tools = createInMemoryTools({ find: { run: () => 'nothing' } });
-    const model = createScriptedModel([], { fallback: (_r, i) => (i < 5 ? { toolCalls: [{ name: 'find', arguments: { page: i } }] } : { text: 'end' }) });
+    const model = createScriptedModel([], {
+      fallback: (_r, i) => (i < 5 ? { toolCalls: [{ name: 'find', arguments: { page: i } }] } : { text: 'end' }),
+    });
     const result = await runAgent({ model, tools, system: '', history, maxSteps: 20 });
     expect(result.status).toBe('completed');
     expect(tools.calls).toHaveLength(5);

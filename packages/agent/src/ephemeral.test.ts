@@ -20,7 +20,12 @@ describe('ephemeral tool outputs', () => {
       note: { run: ({ n }) => `note ${n}` },
     });
     const model = createScriptedModel([
-      { toolCalls: [{ name: 'page_state', arguments: { n: 1 } }, { name: 'note', arguments: { n: 1 } }] },
+      {
+        toolCalls: [
+          { name: 'page_state', arguments: { n: 1 } },
+          { name: 'note', arguments: { n: 1 } },
+        ],
+      },
       { toolCalls: [{ name: 'page_state', arguments: { n: 2 } }] },
       { toolCalls: [{ name: 'page_state', arguments: { n: 3 } }] },
       { text: 'Done browsing.' },
@@ -42,6 +47,10 @@ describe('ephemeral tool outputs', () => {
     ]);
     // Other tools are untouched, and so is the stored transcript.
     expect(resultsOf(model.requests[3]?.messages, 'note')).toEqual(['note 1']);
-    expect(resultsOf(result.messages, 'page_state')).toEqual(['huge page dump 1', 'huge page dump 2', 'huge page dump 3']);
+    expect(resultsOf(result.messages, 'page_state')).toEqual([
+      'huge page dump 1',
+      'huge page dump 2',
+      'huge page dump 3',
+    ]);
   });
 });

@@ -34,14 +34,29 @@ describe('run events', () => {
     expect(log.of('run-started')[0]).toMatchObject({ provider: 'scripted', tools: ['lookup'] });
     expect(log.of('tool-call')[0]?.toolCall).toMatchObject({ id: 'c1', name: 'lookup' });
     expect(log.of('tool-result')[0]).toMatchObject({ toolCallId: 'c1', output: 'found', isError: false, step: 0 });
-    expect(log.of('step-finished')[0]?.step).toMatchObject({ index: 0, finishReason: 'tool_calls', executedToolCalls: 1 });
+    expect(log.of('step-finished')[0]?.step).toMatchObject({
+      index: 0,
+      finishReason: 'tool_calls',
+      executedToolCalls: 1,
+    });
     expect(log.of('step-finished')[0]?.step.usage).toMatchObject({ inputTokens: 10, outputTokens: 5 });
-    expect(log.of('run-finished')[0]).toMatchObject({ status: 'completed', finalText: 'Found it.', usage: { inputTokens: 20 } });
+    expect(log.of('run-finished')[0]).toMatchObject({
+      status: 'completed',
+      finalText: 'Found it.',
+      usage: { inputTokens: 20 },
+    });
   });
 
   it('leave traceId out when none is given', async () => {
     const log = eventLog();
-    await runAgent({ model: createScriptedModel([{ text: 'hi' }]), tools, system: '', history, maxSteps: 1, onEvent: log.onEvent });
+    await runAgent({
+      model: createScriptedModel([{ text: 'hi' }]),
+      tools,
+      system: '',
+      history,
+      maxSteps: 1,
+      onEvent: log.onEvent,
+    });
     expect(log.events.some((e) => 'traceId' in e)).toBe(false);
   });
 

@@ -9,7 +9,8 @@ const tools = createInMemoryTools({
   hang: { run: () => new Promise(() => {}) },
 });
 /** A model that calls `step` with a new argument every time, forever. */
-const endless = (n = 0) => createScriptedModel([], { fallback: (_req, i) => ({ toolCalls: [{ name: 'step', arguments: { n: n + i } }] }) });
+const endless = (n = 0) =>
+  createScriptedModel([], { fallback: (_req, i) => ({ toolCalls: [{ name: 'step', arguments: { n: n + i } }] }) });
 
 describe('limits', () => {
   it('maxSteps ends the run with status max_steps', async () => {
@@ -21,8 +22,18 @@ describe('limits', () => {
 
   it('maxToolCalls stops before the call over the limit and still answers every call', async () => {
     const model = createScriptedModel([
-      { toolCalls: [{ name: 'step', arguments: { n: 1 } }, { name: 'step', arguments: { n: 2 } }] },
-      { toolCalls: [{ name: 'step', arguments: { n: 3 } }, { name: 'step', arguments: { n: 4 } }] },
+      {
+        toolCalls: [
+          { name: 'step', arguments: { n: 1 } },
+          { name: 'step', arguments: { n: 2 } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'step', arguments: { n: 3 } },
+          { name: 'step', arguments: { n: 4 } },
+        ],
+      },
     ]);
     const result = await runAgent({ model, tools, system: '', history, maxSteps: 10, maxToolCalls: 3 });
     expect(result.status).toBe('max_tool_calls');
@@ -42,7 +53,10 @@ describe('limits', () => {
     expect(result.status).toBe('token_budget_exceeded');
     expect(result.usage.inputTokens + result.usage.outputTokens).toBe(1500);
     expect(executed.calls).toHaveLength(1);
-    expect(result.messages.at(-1)?.content[0]).toMatchObject({ isError: true, output: { error: 'token_budget_exceeded' } });
+    expect(result.messages.at(-1)?.content[0]).toMatchObject({
+      isError: true,
+      output: { error: 'token_budget_exceeded' },
+    });
   });
 
   it('maxTokens: a final answer that crosses the budget still completes', async () => {
@@ -55,7 +69,15 @@ describe('limits', () => {
     const model = createScriptedModel([{ text: 'thinking…', hang: true }]);
     const log = eventLog();
     const started = Date.now();
-    const result = await runAgent({ model, tools, system: '', history, maxSteps: 3, timeoutMs: 50, onEvent: log.onEvent });
+    const result = await runAgent({
+      model,
+      tools,
+      system: '',
+      history,
+      maxSteps: 3,
+      timeoutMs: 50,
+      onEvent: log.onEvent,
+    });
     expect(result.status).toBe('timed_out');
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(log.of('run-finished')[0]).toMatchObject({ status: 'timed_out' });
@@ -68,7 +90,10 @@ describe('limits', () => {
   });
 
   it('toolTimeoutMs turns a slow tool into a tool_timeout result the model sees', async () => {
-    const model = createScriptedModel([{ toolCalls: [{ id: 'c1', name: 'hang' }] }, { text: 'The tool timed out, sorry.' }]);
+    const model = createScriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'hang' }] },
+      { text: 'The tool timed out, sorry.' },
+    ]);
     const result = await runAgent({ model, tools, system: '', history, maxSteps: 3, toolTimeoutMs: 30 });
     expect(result.status).toBe('completed');
     expect(result.messages[1]?.content[0]).toMatchObject({ isError: true, output: { error: 'tool_timeout' } });
@@ -77,7 +102,9 @@ describe('limits', () => {
 
   it('maxToolErrors ends the run after that many consecutive error results', async () => {
     const failing = createInMemoryTools({ flaky: { run: () => Promise.reject(new Error('down')) } });
-    const model = createScriptedModel([], { fallback: (_r, i) => ({ toolCalls: [{ name: 'flaky', arguments: { i } }] }) });
+    const model = createScriptedModel([], {
+      fallback: (_r, i) => ({ toolCalls: [{ name: 'flaky', arguments: { i } }] }),
+    });
     const result = await runAgent({ model, tools: failing, system: '', history, maxSteps: 10, maxToolErrors: 3 });
     expect(result.status).toBe('tool_error_limit');
     expect(result.steps).toHaveLength(3);
@@ -94,7 +121,9 @@ describe('limits', () => {
         },
       },
     });
-    const model = createScriptedModel([], { fallback: (_r, i) => (i < 6 ? { toolCalls: [{ name: 'flip', arguments: { i } }] } : { text: 'ok' }) });
+    const model = createScriptedModel([], {
+      fallback: (_r, i) => (i < 6 ? { toolCalls: [{ name: 'flip', arguments: { i } }] } : { text: 'ok' }),
+    });
     const result = await runAgent({ model, tools: alternating, system: '', history, maxSteps: 10, maxToolErrors: 2 });
     expect(result.status).toBe('completed');
   });
@@ -154,7 +183,14 @@ describe('cancellation', () => {
       },
     });
     const model = createScriptedModel([{ toolCalls: [{ name: 'wait' }] }]);
-    const result = await runAgent({ model, tools: watched, system: '', history, maxSteps: 3, signal: controller.signal });
+    const result = await runAgent({
+      model,
+      tools: watched,
+      system: '',
+      history,
+      maxSteps: 3,
+      signal: controller.signal,
+    });
     expect(result.status).toBe('cancelled');
     expect(toolSignal?.aborted).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { emptyUsage, type Message, type ToolChoice, type ToolDefinition, type Usage } from '@agentry/llm';
-import { DoomLoopDetector } from './doom-loop.ts';
 import { doneToolDefinition } from './done-tool.ts';
+import { DoomLoopDetector } from './doom-loop.ts';
 import { createEmitter, type Emit } from './emitter.ts';
 import type { AgentRunStatus, StepRecord } from './events.ts';
 import { PromptState } from './prompt-state.ts';

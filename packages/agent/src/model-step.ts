@@ -35,7 +35,9 @@ export async function streamModelStep(
   }
   signal.throwIfAborted();
   if (!response) {
-    throw errors.upstream('model_stream_incomplete', 'The model stream ended without a finish event', { retryable: true });
+    throw errors.upstream('model_stream_incomplete', 'The model stream ended without a finish event', {
+      retryable: true,
+    });
   }
   const latencyMs = performance.now() - started;
   return { response, latencyMs, ...(firstEventAt === undefined ? {} : { timeToFirstEventMs: firstEventAt - started }) };

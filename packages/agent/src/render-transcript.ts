@@ -32,5 +32,7 @@ function speaker(role: Message['role']): string {
 }
 
 function clip(text: string): string {
-  return text.length <= MAX_OUTPUT_CHARS ? text : `${text.slice(0, MAX_OUTPUT_CHARS)}… [${text.length - MAX_OUTPUT_CHARS} more characters]`;
+  return text.length <= MAX_OUTPUT_CHARS
+    ? text
+    : `${text.slice(0, MAX_OUTPUT_CHARS)}… [${text.length - MAX_OUTPUT_CHARS} more characters]`;
 }

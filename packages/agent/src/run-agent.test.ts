@@ -14,7 +14,10 @@ const weather = createInMemoryTools({
 describe('runAgent', () => {
   it('steps until the model stops calling tools and returns the transcript, usage and final text', async () => {
     const model = createScriptedModel([
-      { toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { inputTokens: 100, outputTokens: 10 } },
+      {
+        toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }],
+        usage: { inputTokens: 100, outputTokens: 10 },
+      },
       { text: ['It is ', '21 °C.'], usage: { inputTokens: 130, outputTokens: 8, cacheReadTokens: 50 } },
     ]);
     const result = await runAgent({ model, tools: weather, system: 'Be brief', history, maxSteps: 5 });
@@ -22,7 +25,11 @@ describe('runAgent', () => {
     expect(result.status).toBe('completed');
     expect(result.finalText).toBe('It is 21 °C.');
     expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant']);
-    expect(result.messages[1]?.content[0]).toMatchObject({ type: 'tool_result', toolCallId: 'c1', output: { city: 'Paris', tempC: 21 } });
+    expect(result.messages[1]?.content[0]).toMatchObject({
+      type: 'tool_result',
+      toolCallId: 'c1',
+      output: { city: 'Paris', tempC: 21 },
+    });
     expect(result.toolCallCount).toBe(1);
     expect(result.usage).toEqual({ inputTokens: 230, outputTokens: 18, cacheReadTokens: 50, cacheWriteTokens: 0 });
     expect(result.steps.map((s) => s.usage.inputTokens)).toEqual([100, 130]);
@@ -36,7 +43,10 @@ describe('runAgent', () => {
   });
 
   it('calls onStep with each step’s messages', async () => {
-    const model = createScriptedModel([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' }]);
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Cold.' },
+    ]);
     const seen: string[][] = [];
     await runAgent({
       model,
@@ -68,7 +78,10 @@ describe('runAgent', () => {
 
   it('does not change the caller’s history array', async () => {
     const own = [...history];
-    const model = createScriptedModel([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }, { text: 'Warm.' }]);
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] },
+      { text: 'Warm.' },
+    ]);
     await runAgent({ model, tools: weather, system: '', history: own, maxSteps: 3 });
     expect(own).toHaveLength(1);
   });

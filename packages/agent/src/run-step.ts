@@ -37,7 +37,8 @@ export async function runStep(state: LoopState, index: number): Promise<Stop | u
   state.prompt.recordUsage(response.usage);
   const assistant: Message = { role: 'assistant', content: response.content };
   const calls = toolCallsOf(assistant);
-  const outcome = calls.length > 0 ? await handleToolCalls(state, index, calls) : await handleAnswer(state, index, assistant);
+  const outcome =
+    calls.length > 0 ? await handleToolCalls(state, index, calls) : await handleAnswer(state, index, assistant);
   const record: StepRecord = {
     index,
     modelLatencyMs: latencyMs,

@@ -39,9 +39,7 @@ async function runOne(plan: CallPlan, input: RunToolCallsInput): Promise<ToolRun
   const { call } = plan;
   const started = performance.now();
   const result =
-    plan.kind === 'execute'
-      ? await executeToolCall(input.tools, call, input.signal, input.toolTimeoutMs)
-      : plan.result;
+    plan.kind === 'execute' ? await executeToolCall(input.tools, call, input.signal, input.toolTimeoutMs) : plan.result;
   const durationMs = performance.now() - started;
   const errorCode = result.isError ? result.errorCode : undefined;
   await input.emit({

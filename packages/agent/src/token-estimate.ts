@@ -17,7 +17,8 @@ export function estimateMessagesTokens(messages: Message[]): number {
     chars += 8;
     for (const part of message.content) {
       if (part.type === 'text' || part.type === 'reasoning') chars += part.text.length;
-      else if (part.type === 'tool_call') chars += part.name.length + (part.rawArguments ?? JSON.stringify(part.arguments) ?? '').length;
+      else if (part.type === 'tool_call')
+        chars += part.name.length + (part.rawArguments ?? JSON.stringify(part.arguments) ?? '').length;
       else chars += typeof part.output === 'string' ? part.output.length : (JSON.stringify(part.output) ?? '').length;
     }
   }

@@ -5,7 +5,8 @@ import { createInMemoryTools, createScriptedModel, eventLog } from './testing/in
 
 const history: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }];
 const tools = () => createInMemoryTools({ lookup: { run: () => 'r' }, other: { run: () => 'o' } });
-const callThenAnswer = () => createScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'answer' }]);
+const callThenAnswer = () =>
+  createScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'answer' }]);
 
 describe('tool_choice', () => {
   it('defaults to auto', async () => {
@@ -27,7 +28,15 @@ describe('tool_choice', () => {
       { text: 'answer' },
     ]);
     const choice = { type: 'tool' as const, name: 'lookup' };
-    await runAgent({ model, tools: tools(), system: '', history, maxSteps: 4, toolChoice: choice, resetToolChoice: false });
+    await runAgent({
+      model,
+      tools: tools(),
+      system: '',
+      history,
+      maxSteps: 4,
+      toolChoice: choice,
+      resetToolChoice: false,
+    });
     expect(model.requests.map((r) => r.toolChoice)).toEqual([choice, choice, choice]);
   });
 
@@ -35,7 +44,15 @@ describe('tool_choice', () => {
     const own = tools();
     const model = callThenAnswer();
     const log = eventLog();
-    const result = await runAgent({ model, tools: own, system: '', history, maxSteps: 3, toolChoice: 'none', onEvent: log.onEvent });
+    const result = await runAgent({
+      model,
+      tools: own,
+      system: '',
+      history,
+      maxSteps: 3,
+      toolChoice: 'none',
+      onEvent: log.onEvent,
+    });
     expect(model.requests[0]).toMatchObject({ toolChoice: 'none', tools: [{ name: 'lookup' }, { name: 'other' }] });
     expect(own.calls).toHaveLength(0);
     expect(result.messages[1]?.content[0]).toMatchObject({ isError: true, output: { error: 'tools_disabled' } });

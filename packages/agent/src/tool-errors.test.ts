@@ -38,9 +38,15 @@ describe('tool errors the model can correct', () => {
   });
 
   it('malformed argument JSON is reported, not executed', async () => {
-    const model = createScriptedModel([{ toolCalls: [{ name: 'book', rawArguments: '{"guests": 2' }] }, { text: 'retry later' }]);
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'book', rawArguments: '{"guests": 2' }] },
+      { text: 'retry later' },
+    ]);
     const result = await runAgent({ model, tools: booking, system: '', history, maxSteps: 5 });
-    expect(result.messages[1]?.content[0]).toMatchObject({ isError: true, output: { error: 'invalid_arguments_json' } });
+    expect(result.messages[1]?.content[0]).toMatchObject({
+      isError: true,
+      output: { error: 'invalid_arguments_json' },
+    });
   });
 
   it('an executor that throws becomes an error result with the error code', async () => {
@@ -48,7 +54,10 @@ describe('tool errors the model can correct', () => {
       definitions: () => booking.definitions(),
       execute: () => Promise.reject(new Error('socket hang up')),
     };
-    const model = createScriptedModel([{ toolCalls: [{ name: 'book', arguments: { guests: 2 } }] }, { text: 'failed' }]);
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'book', arguments: { guests: 2 } }] },
+      { text: 'failed' },
+    ]);
     const result = await runAgent({ model, tools: throwing, system: '', history, maxSteps: 5 });
     expect(result.status).toBe('completed');
     expect(result.messages[1]?.content[0]).toMatchObject({ isError: true, output: { error: 'internal_error' } });

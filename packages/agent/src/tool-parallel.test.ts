@@ -27,7 +27,12 @@ function timedTools(log: string[]) {
 
 const twoCalls = () =>
   createScriptedModel([
-    { toolCalls: [{ id: 'a', name: 'slow' }, { id: 'b', name: 'fast' }] },
+    {
+      toolCalls: [
+        { id: 'a', name: 'slow' },
+        { id: 'b', name: 'fast' },
+      ],
+    },
     { text: 'Both done.' },
   ]);
 
@@ -35,7 +40,14 @@ describe('tool calls of one step', () => {
   it('run in parallel by default, results in the model’s order (slow first tool still first)', async () => {
     const order: string[] = [];
     const log = eventLog();
-    const result = await runAgent({ model: twoCalls(), tools: timedTools(order), system: '', history, maxSteps: 3, onEvent: log.onEvent });
+    const result = await runAgent({
+      model: twoCalls(),
+      tools: timedTools(order),
+      system: '',
+      history,
+      maxSteps: 3,
+      onEvent: log.onEvent,
+    });
     expect(order).toEqual(['slow:start', 'fast:start', 'fast:end', 'slow:end']);
     expect(result.messages[1]?.content.map((p) => (p.type === 'tool_result' ? p.toolCallId : ''))).toEqual(['a', 'b']);
     // Events report results as they finish.
@@ -47,7 +59,14 @@ describe('tool calls of one step', () => {
   it('run one after another with parallelToolCalls: false, which is also sent to the model', async () => {
     const order: string[] = [];
     const model = twoCalls();
-    const result = await runAgent({ model, tools: timedTools(order), system: '', history, maxSteps: 3, parallelToolCalls: false });
+    const result = await runAgent({
+      model,
+      tools: timedTools(order),
+      system: '',
+      history,
+      maxSteps: 3,
+      parallelToolCalls: false,
+    });
     expect(order).toEqual(['slow:start', 'slow:end', 'fast:start', 'fast:end']);
     expect(model.requests[0]?.parallelToolCalls).toBe(false);
     expect(result.messages[1]?.content.map((p) => (p.type === 'tool_result' ? p.toolCallId : ''))).toEqual(['a', 'b']);

@@ -52,6 +52,6 @@ export function argumentsValidator(parameters: Record<string, unknown>): Argumen
   return (args) => {
     const value = structuredClone(args ?? {});
     if (validate(value)) return { ok: true, value };
-    return { ok: false, issues: ajvIssues(validate.errors ?? [], 'the arguments') };
+    return { ok: false, issues: ajvIssues(validate.errors ?? [], 'the tool call') };
   };
 }

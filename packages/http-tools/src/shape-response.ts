@@ -27,24 +27,20 @@ export function selectFields(value: unknown, fields: readonly string[]): unknown
   if (Array.isArray(value)) return value.map((item) => selectFields(item, fields));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = Object.create(null);
-  const groups = new Map<string, string[]>();
+  // head → deeper paths to keep, or 'whole' when the field itself is listed (it then wins).
+  const groups = new Map<string, string[] | 'whole'>();
   for (const field of fields) {
     const [head = '', ...rest] = field.split('.');
     const group = groups.get(head) ?? [];
-    if (rest.length > 0) group.push(rest.join('.'));
-    groups.set(head, group);
+    if (group === 'whole') continue;
+    groups.set(head, rest.length === 0 ? 'whole' : [...group, rest.join('.')]);
   }
   for (const [key, rest] of groups) {
     if (!Object.hasOwn(value, key)) continue;
     const child = (value as Record<string, unknown>)[key];
-    out[key] = rest.length > 0 && rest.length === countOf(fields, key) ? selectFields(child, rest) : child;
+    out[key] = rest === 'whole' ? child : selectFields(child, rest);
   }
   return out;
-}
-
-// A field listed whole ("order") beats deeper ones ("order.status"): keep the whole value then.
-function countOf(fields: readonly string[], head: string): number {
-  return fields.filter((f) => f.startsWith(`${head}.`)).length;
 }
 
 function parseJson(text: string, contentType: string | null | undefined): { value: unknown } | undefined {

@@ -1,4 +1,4 @@
-import { type AgentEvent, type AgentRunResult, runAgent } from '@agentry/agent';
+import { type AgentRunResult, runAgent } from '@agentry/agent';
 import { compileAgent, loadAgentConfig } from '@agentry/config';
 import {
   appendRunMessages,
@@ -8,12 +8,14 @@ import {
   getRunForWorker,
   listMessages,
   type Run,
+  type RunStatus,
   updateRun,
 } from '@agentry/db';
 import { AppError, toAppError } from '@agentry/errors';
 import { createHttpToolExecutor } from '@agentry/http-tools';
 import type { Message } from '@agentry/llm';
 import type { Job } from '@agentry/queue';
+import type { RunEventBus } from '@agentry/run-events';
 import { createModel, type ModelProviderSettings, resolveModel } from './model-settings.ts';
 import { systemContext } from './system-context.ts';
 
@@ -23,7 +25,8 @@ export interface RunExecutorDeps {
   /** Attempts the queue makes per job; the last one records a failure instead of rethrowing. */
   maxAttempts: number;
   fetch?: typeof fetch;
-  onEvent?: (runId: string, event: AgentEvent) => void;
+  /** Where run events go (SSE relays read them); omitted = events are dropped. */
+  events?: RunEventBus;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -44,8 +47,10 @@ export async function executeRun(deps: RunExecutorDeps, job: Job): Promise<void>
   const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt };
   try {
     await updateRun(deps.db, run.tenantId, run.id, { status: 'running', startedAt: run.startedAt ?? new Date() });
+    await deps.events?.publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
     const result = await runLoaded(deps, run);
-    await finishRun(deps.db, run, result);
+    const status = await finishRun(deps.db, run, result);
+    await deps.events?.publish(run.id, { type: 'run-status', status, final: true });
     log('info', 'run finished', { ...fields, status: result.status, steps: result.steps.length });
   } catch (error) {
     const appError = toAppError(error);
@@ -58,6 +63,12 @@ export async function executeRun(deps: RunExecutorDeps, job: Job): Promise<void>
       status: 'failed',
       error: appError.toJSON(),
       finishedAt: new Date(),
+    });
+    await deps.events?.publish(run.id, {
+      type: 'run-status',
+      status: 'failed',
+      error: { code: appError.code, message: appError.message },
+      final: true,
     });
     if (!appError.isRetryable) throw appError;
   }
@@ -98,7 +109,7 @@ async function runLoaded(deps: RunExecutorDeps, run: Run): Promise<AgentRunResul
     maxSteps: agent.limits.maxSteps,
     ...(agent.model.temperature !== undefined ? { temperature: agent.model.temperature } : {}),
     ...(agent.model.maxOutputTokens !== undefined ? { maxOutputTokens: agent.model.maxOutputTokens } : {}),
-    onEvent: deps.onEvent ? (event) => deps.onEvent?.(run.id, event) : undefined,
+    onEvent: deps.events ? (event) => deps.events?.publish(run.id, event).then(() => {}) : undefined,
     onStep: async (messages, step) => {
       steps = [...steps, step];
       toolCallCount += step.toolCalls.length;
@@ -113,13 +124,16 @@ async function runLoaded(deps: RunExecutorDeps, run: Run): Promise<AgentRunResul
   });
 }
 
-async function finishRun(db: Db, run: Run, result: AgentRunResult): Promise<void> {
+/** Records how the run ended and returns the stored status. */
+async function finishRun(db: Db, run: Run, result: AgentRunResult): Promise<RunStatus> {
   if (result.status === 'failed' && result.error) {
     // Let the caller decide between retrying and recording the failure.
     throw AppError.fromJSON(result.error);
   }
+  const status: RunStatus =
+    result.status === 'cancelled' ? 'cancelled' : result.status === 'completed' ? 'completed' : 'failed';
   await updateRun(db, run.tenantId, run.id, {
-    status: result.status === 'cancelled' ? 'cancelled' : result.status === 'completed' ? 'completed' : 'failed',
+    status,
     finishedAt: new Date(),
     ...(result.status === 'max_steps'
       ? {
@@ -132,4 +146,5 @@ async function finishRun(db: Db, run: Run, result: AgentRunResult): Promise<void
         }
       : {}),
   });
+  return status;
 }

@@ -23,6 +23,7 @@ import type { ApiDeps } from '../deps.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
+import { streamRunEvents } from '../http/run-stream.ts';
 import { conversationView, messageView, runView } from '../http/views.ts';
 
 const MAX_MESSAGE_CHARS = 32_000;
@@ -118,6 +119,12 @@ export function conversationRoutes(deps: ApiDeps) {
       await deleteRun(deps.db, tenantId, run.id);
       throw error;
     }
+    if (wantsStream(c.req.header('accept'))) return streamRunEvents(c, deps.events, run);
+    if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
+      c.header('location', `/v1/runs/${run.id}`);
+      c.header('preference-applied', 'respond-async');
+      return c.json(runView(run, []), 202);
+    }
     const outcome = await deps.queue.waitUntilFinished(run.id, deps.runWaitMs);
     const stored = await getRun(deps.db, tenantId, run.id);
     if (!stored) throw errors.notFound('run', run.id);
@@ -130,4 +137,8 @@ export function conversationRoutes(deps: ApiDeps) {
   });
 
   return app;
+}
+
+function wantsStream(accept: string | undefined): boolean {
+  return /\btext\/event-stream\b/i.test(accept ?? '');
 }

@@ -193,3 +193,32 @@ export async function rowCounts(h: Pick<Harness, 'platform'>) {
   const [r] = await db.select({ n: count() }).from(runs);
   return { conversations: c!.n, messages: m!.n, runs: r!.n };
 }
+
+export interface SseEvent {
+  id: string | undefined;
+  event: string | undefined;
+  data: any;
+}
+
+/**
+ * Reads an SSE response until it ends (or `stopAfter` events), parsing with eventsource-parser.
+ *
+ * @example
+ * const events = await readSse(await fetch(url, { headers: { accept: 'text/event-stream' } }));
+ */
+export async function readSse(res: Response, stopAfter = Number.POSITIVE_INFINITY): Promise<SseEvent[]> {
+  const { createParser } = await import('eventsource-parser');
+  const events: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: (e) => events.push({ id: e.id, event: e.event, data: JSON.parse(e.data) }),
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  while (events.length < stopAfter) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  await reader.cancel().catch(() => {});
+  return events.slice(0, stopAfter);
+}

@@ -1,3 +1,4 @@
+export { type EventLog, eventLog } from './event-log.ts';
 export { createInMemoryTools, type InMemoryTool, type InMemoryToolExecutor } from './in-memory-tools.ts';
 export {
   createScriptedModel,
@@ -7,4 +8,3 @@ export {
   type ScriptedToolCall,
   type ScriptedTurn,
 } from './scripted-model.ts';
-export { type EventLog, eventLog } from './event-log.ts';

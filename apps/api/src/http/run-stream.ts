@@ -1,0 +1,41 @@
+import type { Run } from '@agentry/db';
+import type { RunEventBus } from '@agentry/run-events';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+
+const HEARTBEAT_MS = 15_000;
+const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
+
+/**
+ * Relays a run's events as Server-Sent Events. Each event carries its stream id, so a client that
+ * reconnects with `Last-Event-ID` (or `?after=`) continues without gaps or duplicates; a comment
+ * line every 15 s keeps proxies from closing an idle connection.
+ */
+export function streamRunEvents(c: Context, bus: RunEventBus, run: Run): Response {
+  const after = c.req.header('last-event-id') ?? c.req.query('after');
+  return streamSSE(c, async (stream) => {
+    const controller = new AbortController();
+    stream.onAbort(() => controller.abort());
+    const heartbeat = setInterval(() => {
+      void stream.write(': ping\n\n');
+    }, HEARTBEAT_MS);
+    try {
+      let sawFinal = false;
+      const expired = FINAL_STATUSES.has(run.status) && !(await bus.has(run.id));
+      if (!expired)
+        for await (const record of bus.subscribe(run.id, { ...(after ? { after } : {}), signal: controller.signal })) {
+          await stream.writeSSE({ id: record.id, event: record.event.type, data: JSON.stringify(record.event) });
+          sawFinal = record.event.final === true;
+        }
+      // A run whose events expired from the bus still tells the client how it ended.
+      if (!sawFinal && !controller.signal.aborted && FINAL_STATUSES.has(run.status)) {
+        await stream.writeSSE({
+          event: 'run-status',
+          data: JSON.stringify({ type: 'run-status', status: run.status, final: true }),
+        });
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+}

@@ -1,0 +1,79 @@
+import { NumberField, SelectField, TextField } from '../../components/text-field.tsx';
+import type { AgentConfig } from '../../config/agent-config.ts';
+import { useI18n } from '../../i18n/i18n-context.tsx';
+import type { Edit } from './edit.ts';
+import { ContextVariablesForm } from './context-variables-form.tsx';
+
+/** Who the agent is, which model it uses and its limits. */
+export function BasicSettingsForm({ config, edit }: { config: AgentConfig; edit: Edit }) {
+  const { t } = useI18n();
+  const basic = config.basic_settings ?? { name: '' };
+  const text = (key: keyof AgentConfig['basic_settings'], multiline = false) => (
+    <TextField
+      pointer={`/basic_settings/${key}`}
+      label={t(`basic.${key}`)}
+      value={basic[key]}
+      multiline={multiline}
+      onChange={(v) => edit(['basic_settings', key], v === '' && key !== 'name' ? undefined : v)}
+    />
+  );
+  return (
+    <div className="stack">
+      <section className="card">
+        <h2>{t('basic.title')}</h2>
+        <div className="grid-2">
+          {text('name')}
+          {text('chatbot_id')}
+          {text('language')}
+          {text('tone')}
+        </div>
+        {text('description', true)}
+        {text('background', true)}
+        {text('instructions', true)}
+      </section>
+      <section className="card">
+        <h2>{t('model.title')}</h2>
+        <div className="grid-2">
+          <SelectField
+            pointer="/model/provider"
+            label={t('model.provider')}
+            value={config.model?.provider ?? ''}
+            options={[
+              { value: '', label: t('model.platformDefault') },
+              { value: 'openai', label: 'OpenAI' },
+              { value: 'anthropic', label: 'Anthropic' },
+              { value: 'openai_compatible', label: t('model.compatible') },
+            ]}
+            onChange={(v) => edit(['model', 'provider'], v || undefined)}
+          />
+          <TextField
+            pointer="/model/name"
+            label={t('model.name')}
+            value={config.model?.name}
+            placeholder={t('model.platformDefault')}
+            onChange={(v) => edit(['model', 'name'], v || undefined)}
+          />
+          <NumberField
+            pointer="/model/temperature"
+            label={t('model.temperature')}
+            value={config.model?.temperature}
+            min={0}
+            max={2}
+            step={0.1}
+            onChange={(v) => edit(['model', 'temperature'], v)}
+          />
+          <NumberField
+            pointer="/limits/max_steps"
+            label={t('limits.max_steps')}
+            value={config.limits?.max_steps}
+            min={1}
+            max={100}
+            step={1}
+            onChange={(v) => edit(['limits', 'max_steps'], v)}
+          />
+        </div>
+      </section>
+      <ContextVariablesForm config={config} edit={edit} />
+    </div>
+  );
+}

@@ -1,0 +1,206 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { agentsApi } from '../../api/agents-api.ts';
+import { ErrorBanner } from '../../components/error-banner.tsx';
+import { IssuesContext } from '../../components/issues-context.tsx';
+import { Tabs } from '../../components/tabs.tsx';
+import { type AgentConfig, blankConfig } from '../../config/agent-config.ts';
+import { setIn } from '../../config/config-edit.ts';
+import { isUnder, issuesByField } from '../../config/field-pointer.ts';
+import { useI18n } from '../../i18n/i18n-context.tsx';
+import type { EditorTab } from '../../router/routes.ts';
+import { routeHref } from '../../router/routes.ts';
+import { navigate } from '../../router/use-route.ts';
+import { PlaygroundPanel } from '../playground/playground-panel.tsx';
+import { VersionsPanel } from '../versions/versions-panel.tsx';
+import { ActionBooksForm } from './action-books-form.tsx';
+import { BasicSettingsForm } from './basic-settings-form.tsx';
+import { takePendingDraft } from './draft-store.ts';
+import type { Edit } from './edit.ts';
+import { IssueSummary } from './issue-summary.tsx';
+import { JsonTab } from './json-tab.tsx';
+import { PromptTab } from './prompt-tab.tsx';
+import { ToolsForm } from './tools-form.tsx';
+import { useValidation } from './use-validation.ts';
+
+interface Saved {
+  agentId: string;
+  version: number;
+  text: string;
+}
+
+/** Builds, checks, tests, versions and chats with one agent. The draft config is the single truth. */
+export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: string; initialTab: EditorTab }) {
+  const { t } = useI18n();
+  const [config, setConfig] = useState<AgentConfig>(() => (routeAgentId ? blankConfig() : (takePendingDraft() ?? blankConfig())));
+  const [saved, setSaved] = useState<Saved>();
+  const [agentId, setAgentId] = useState(routeAgentId);
+  const [loading, setLoading] = useState(Boolean(routeAgentId));
+  const [error, setError] = useState<unknown>();
+  const [tab, setTab] = useState<EditorTab>(initialTab);
+  const [refreshKey, setRefreshKey] = useState(0);
+  const [saving, setSaving] = useState(false);
+  const [notice, setNotice] = useState('');
+  const validation = useValidation(config);
+  const issues = validation.status === 'invalid' ? validation.issues : [];
+  const byField = useMemo(() => issuesByField(issues), [issues]);
+  const text = useMemo(() => JSON.stringify(config), [config]);
+  const dirty = !saved || saved.text !== text;
+
+  // Opening another agent (or arriving from the list) loads its latest version into the draft.
+  useEffect(() => {
+    if (!routeAgentId || routeAgentId === agentId && saved) return;
+    let live = true;
+    setLoading(true);
+    (async () => {
+      const agent = await agentsApi.get(routeAgentId);
+      const version = await agentsApi.version(routeAgentId, agent.latest_version);
+      if (!live || !version.config) return;
+      setAgentId(routeAgentId);
+      setConfig(version.config);
+      setSaved({ agentId: routeAgentId, version: version.version, text: JSON.stringify(version.config) });
+    })()
+      .catch((e) => live && setError(e))
+      .finally(() => live && setLoading(false));
+    return () => {
+      live = false;
+    };
+  }, [routeAgentId, agentId, saved]);
+
+  const edit = useCallback<Edit>((path, value) => setConfig((c) => setIn(c, path, value)), []);
+
+  const save = useCallback(
+    async (publish: boolean): Promise<Saved> => {
+      setSaving(true);
+      setError(undefined);
+      try {
+        const snapshot = config;
+        let result: Saved;
+        if (!agentId) {
+          const created = await agentsApi.create(snapshot, publish);
+          result = { agentId: created.id, version: created.version.version, text: JSON.stringify(snapshot) };
+          setAgentId(created.id);
+          setSaved(result);
+          navigate({ name: 'agent', id: created.id, tab }, true);
+        } else {
+          const version = await agentsApi.addVersion(agentId, snapshot, publish);
+          result = { agentId, version: version.version, text: JSON.stringify(snapshot) };
+          setSaved(result);
+        }
+        setNotice(t(publish ? 'editor.publishedNotice' : 'editor.savedNotice', { version: result.version }));
+        setRefreshKey((k) => k + 1);
+        return result;
+      } catch (e) {
+        setError(e);
+        throw e;
+      } finally {
+        setSaving(false);
+      }
+    },
+    [agentId, config, tab, t],
+  );
+
+  // The playground reuses the saved version while the draft is unchanged, instead of piling up copies.
+  const saveDraftForChat = useCallback(async () => {
+    if (saved && !dirty) return { agentId: saved.agentId, version: saved.version };
+    const result = await save(false);
+    return { agentId: result.agentId, version: result.version };
+  }, [saved, dirty, save]);
+
+  const pendingFocus = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!pendingFocus.current) return;
+    document.getElementById(pendingFocus.current)?.focus();
+    pendingFocus.current = undefined;
+  });
+  const selectTab = (next: EditorTab) => {
+    setTab(next);
+    if (agentId) window.history.replaceState(null, '', routeHref({ name: 'agent', id: agentId, tab: next }));
+  };
+
+  const count = (...prefixes: string[]) => issues.filter((i) => prefixes.some((p) => isUnder(i.path, p))).length;
+  const tabs = [
+    { id: 'settings' as const, label: t('editor.tab.settings'), badge: count('/basic_settings', '/model', '/limits', '/context') },
+    { id: 'actions' as const, label: t('editor.tab.actions'), badge: count('/action_books') },
+    { id: 'tools' as const, label: t('editor.tab.tools'), badge: count('/tools') },
+    { id: 'json' as const, label: t('editor.tab.json') },
+    ...(agentId ? [{ id: 'prompt' as const, label: t('editor.tab.prompt') }] : []),
+    { id: 'playground' as const, label: t('editor.tab.playground') },
+    ...(agentId ? [{ id: 'versions' as const, label: t('editor.tab.versions') }] : []),
+  ];
+  const name = config.basic_settings?.name || t('editor.untitled');
+  if (loading) return <p role="status">{t('common.loading')}</p>;
+  return (
+    <IssuesContext.Provider value={byField}>
+      <div className="editor">
+        <header className="page-header">
+          <div>
+            <h1>{name}</h1>
+            <p className="muted">
+              {agentId ? (saved ? t('editor.basedOn', { version: saved.version }) : '') : t('editor.new')}
+              {dirty ? <span className="badge"> {t('editor.unsaved')}</span> : null}
+            </p>
+          </div>
+          <div className="inline">
+            <ValidationBadge state={validation.status} count={issues.length} />
+            <button type="button" className="secondary" id="save-draft" disabled={saving} onClick={() => save(false).catch(() => {})}>
+              {t('editor.saveDraft')}
+            </button>
+            <button type="button" id="save-publish" disabled={saving} onClick={() => save(true).catch(() => {})}>
+              {t('editor.savePublish')}
+            </button>
+          </div>
+        </header>
+        {notice ? (
+          <p className="banner banner-ok" role="status" id="editor-notice">
+            {notice}
+          </p>
+        ) : null}
+        {validation.status === 'unavailable' ? <p className="banner">{t('editor.validationUnavailable', { message: validation.message })}</p> : null}
+        <ErrorBanner error={error} />
+        <IssueSummary
+          issues={issues}
+          onJump={(nextTab, id) => {
+            pendingFocus.current = id;
+            selectTab(nextTab);
+            document.getElementById(id)?.focus();
+          }}
+        />
+        <Tabs label={t('editor.tabs')} tabs={tabs} active={tab} onSelect={selectTab} />
+        <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
+          {tab === 'settings' ? <BasicSettingsForm config={config} edit={edit} /> : null}
+          {tab === 'actions' ? <ActionBooksForm config={config} edit={edit} /> : null}
+          {tab === 'tools' ? <ToolsForm config={config} edit={edit} /> : null}
+          {tab === 'json' ? <JsonTab config={config} onChange={setConfig} /> : null}
+          {tab === 'prompt' && agentId ? <PromptTab agentId={agentId} refreshKey={refreshKey} /> : null}
+          {tab === 'playground' ? <PlaygroundPanel saveDraft={saveDraftForChat} draftKey={text} /> : null}
+          {tab === 'versions' && agentId ? (
+            <VersionsPanel
+              agentId={agentId}
+              refreshKey={refreshKey}
+              onPublished={() => setNotice(t('editor.publishChanged'))}
+              onLoad={(loaded, version) => {
+                setConfig(loaded);
+                setSaved({ agentId, version, text: JSON.stringify(loaded) });
+                setNotice(t('editor.loadedNotice', { version }));
+                selectTab('settings');
+              }}
+            />
+          ) : null}
+        </div>
+      </div>
+    </IssuesContext.Provider>
+  );
+}
+
+function ValidationBadge({ state, count }: { state: string; count: number }) {
+  const { t } = useI18n();
+  if (state === 'valid') return <span className="badge badge-ok" id="validation-state">{t('editor.valid')}</span>;
+  if (state === 'invalid')
+    return (
+      <span className="badge badge-error" id="validation-state">
+        {t('editor.problems', { n: count })}
+      </span>
+    );
+  if (state === 'checking') return <span className="badge" id="validation-state">{t('editor.checking')}</span>;
+  return null;
+}

@@ -1,0 +1,37 @@
+import type { FieldIssue } from '../../api/problem.ts';
+import { fieldId, fieldPointer } from '../../config/field-pointer.ts';
+import { useI18n } from '../../i18n/i18n-context.tsx';
+import type { EditorTab } from '../../router/routes.ts';
+
+/** Which editor tab shows the field of an issue. */
+export function tabForPointer(pointer: string): EditorTab {
+  if (pointer.startsWith('/action_books')) return 'actions';
+  if (pointer.startsWith('/tools')) return 'tools';
+  if (/^\/(basic_settings|model|limits|context)/.test(pointer)) return 'settings';
+  return 'json';
+}
+
+/** All loader issues in one list; each jumps to its field. */
+export function IssueSummary({ issues, onJump }: { issues: FieldIssue[]; onJump: (tab: EditorTab, id: string) => void }) {
+  const { t } = useI18n();
+  if (issues.length === 0) return null;
+  return (
+    <details className="issue-summary" open={issues.length <= 3}>
+      <summary>{t('editor.problems', { n: issues.length })}</summary>
+      <ul>
+        {issues.map((issue) => {
+          const field = fieldPointer(issue.path);
+          return (
+            <li key={`${issue.path}:${issue.code}:${issue.message}`}>
+              <button type="button" className="link" onClick={() => onJump(tabForPointer(field), fieldId(field))}>
+                <code>{issue.path || '/'}</code>
+              </button>{' '}
+              {issue.message}
+              {issue.hint ? <span className="issue-hint"> {issue.hint}</span> : null}
+            </li>
+          );
+        })}
+      </ul>
+    </details>
+  );
+}

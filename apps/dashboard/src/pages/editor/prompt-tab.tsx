@@ -1,0 +1,34 @@
+import { useEffect, useState } from 'react';
+import { agentsApi } from '../../api/agents-api.ts';
+import { ErrorBanner } from '../../components/error-banner.tsx';
+import { useI18n } from '../../i18n/i18n-context.tsx';
+
+/** The system prompt the platform builds from the saved agent, read-only. */
+export function PromptTab({ agentId, refreshKey }: { agentId: string; refreshKey: number }) {
+  const { t } = useI18n();
+  const [prompt, setPrompt] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    let live = true;
+    setError(undefined);
+    agentsApi
+      .prompt(agentId)
+      .then((r) => live && setPrompt(r.prompt))
+      .catch((e) => live && setError(e));
+    return () => {
+      live = false;
+    };
+  }, [agentId, refreshKey]);
+  return (
+    <div className="stack">
+      <p className="help">{t('prompt.help')}</p>
+      <ErrorBanner error={error} />
+      {prompt === undefined && !error ? <p role="status">{t('common.loading')}</p> : null}
+      {prompt !== undefined ? (
+        <pre className="prompt" aria-label={t('prompt.title')}>
+          {prompt}
+        </pre>
+      ) : null}
+    </div>
+  );
+}

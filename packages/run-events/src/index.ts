@@ -1,0 +1,4 @@
+export { createMemoryBus } from './memory-bus.ts';
+export { createRedisBus, type RedisBusOptions } from './redis-bus.ts';
+export type { RunEvent, RunEventBus, RunEventBusLimits, RunEventRecord, SubscribeOptions } from './types.ts';
+export { defaultLimits } from './types.ts';

@@ -1,0 +1,44 @@
+/** Any JSON event of a run; `type` names it. Events with `final: true` end every subscription. */
+export interface RunEvent {
+  type: string;
+  final?: boolean;
+  [key: string]: unknown;
+}
+
+/** An event as stored: `id` is its position in the run's stream, usable as SSE id / resume point. */
+export interface RunEventRecord {
+  id: string;
+  event: RunEvent;
+}
+
+export interface SubscribeOptions {
+  /** Resume after this id (exclusive); omitted = from the run's first event. */
+  after?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The per-run event stream: workers publish, API streams relay. Bounded and expiring, so a
+ * forgotten run costs nothing forever. Redis Streams in production, memory in the embedded mode.
+ *
+ * @example
+ * await bus.publish(runId, { type: 'text-delta', delta: 'Hi' });
+ * for await (const { id, event } of bus.subscribe(runId, { after: lastEventId })) send(id, event);
+ */
+export interface RunEventBus {
+  publish<E extends { type: string; final?: boolean }>(runId: string, event: E): Promise<string>;
+  /** Replays stored events after `after`, then follows live ones until a final event or abort. */
+  subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<RunEventRecord>;
+  /** Whether the run still has a stream (false once it expired or before its first event). */
+  has(runId: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface RunEventBusLimits {
+  /** Events kept per run (oldest trimmed first). */
+  maxEventsPerRun: number;
+  /** Seconds a run's stream is kept after its last event. */
+  ttlSeconds: number;
+}
+
+export const defaultLimits: RunEventBusLimits = { maxEventsPerRun: 20_000, ttlSeconds: 24 * 3600 };
