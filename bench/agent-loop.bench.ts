@@ -1,9 +1,10 @@
 // Relative imports: the workspace root depends only on @agentry/testkit.
 import type { FakeRequest } from '@agentry/testkit';
 import { startFakeLlm } from '@agentry/testkit';
-import OpenAI from '../packages/provider-openai/node_modules/openai/index.mjs';
-import { type Message, runAgent } from '../packages/agent/src/index.ts';
+import { runAgent } from '../packages/agent/src/index.ts';
 import { createInMemoryTools, createScriptedModel } from '../packages/agent/src/testing/index.ts';
+import type { Message } from '../packages/llm/src/index.ts';
+import OpenAI from '../packages/provider-openai/node_modules/openai/index.mjs';
 import { createOpenAIModel } from '../packages/provider-openai/src/index.ts';
 import { sample } from './stats.ts';
 
@@ -68,7 +69,11 @@ function bareConversation(baseURL: string) {
       messages.push({
         role: 'assistant',
         content: text.join('') || null,
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args.join('') } })),
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.args.join('') },
+        })),
       });
       for (const c of calls) {
         const args = JSON.parse(c.args.join('')) as { id: number };
@@ -105,7 +110,8 @@ async function textAccumulation() {
     async () => {
       const model = createScriptedModel([{ text: deltas }]);
       const parts: string[] = [];
-      for await (const event of model.stream({ messages: history })) if (event.type === 'text-delta') parts.push(event.delta);
+      for await (const event of model.stream({ messages: history }))
+        if (event.type === 'text-delta') parts.push(event.delta);
       parts.join('');
     },
     { iterations: 30, warmup: 3 },
@@ -118,7 +124,9 @@ async function textAccumulation() {
  * OpenAI adapter against the instant fake LLM, compared in the same run with a bare for-loop over
  * the openai SDK; sequential and 50 at once. Plus 10k text deltas through the loop.
  */
-export async function run(): Promise<Array<{ name: string; unit: string; median: number; p99: number; ratio?: number }>> {
+export async function run(): Promise<
+  Array<{ name: string; unit: string; median: number; p99: number; ratio?: number }>
+> {
   const fake = await startFakeLlm({ responder });
   try {
     const agent = agentConversation(fake.openaiBaseUrl);
@@ -162,6 +170,8 @@ export async function run(): Promise<Array<{ name: string; unit: string; median:
 // `node bench/agent-loop.bench.ts` prints the figures on its own.
 if (import.meta.main) {
   for (const r of await run()) {
-    console.log(`${r.name}: median ${r.median.toFixed(3)} ${r.unit}, p99 ${r.p99.toFixed(3)}${r.ratio ? `, ratio ${r.ratio.toFixed(2)}` : ''}`);
+    console.log(
+      `${r.name}: median ${r.median.toFixed(3)} ${r.unit}, p99 ${r.p99.toFixed(3)}${r.ratio ? `, ratio ${r.ratio.toFixed(2)}` : ''}`,
+    );
   }
 }

@@ -77,3 +77,25 @@ describe('run events', () => {
     expect(order).toEqual(['a', 'b', 'c']);
   });
 });
+
+describe('text streaming', () => {
+  it('stays linear: 40k deltas pass through the loop quickly and the answer is intact', async () => {
+    const deltas = Array.from({ length: 40_000 }, (_, i) => `${i % 10}`);
+    const model = createScriptedModel([{ text: deltas }]);
+    let count = 0;
+    const started = performance.now();
+    const result = await runAgent({
+      model,
+      tools,
+      system: '',
+      history,
+      maxSteps: 1,
+      onEvent: (event) => {
+        if (event.type === 'text-delta') count++;
+      },
+    });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(count).toBe(40_000);
+    expect(result.finalText).toBe(deltas.join(''));
+  });
+});

@@ -1,5 +1,5 @@
 import { type AgentRunResult, runAgent } from '@agentry/agent';
-import { compileAgent, loadAgentConfig } from '@agentry/config';
+import { type CompiledAgent, compileAgent, loadAgentConfig, modelVisibleContext } from '@agentry/config';
 import {
   appendRunMessages,
   type Db,
@@ -104,7 +104,7 @@ async function runLoaded(deps: RunExecutorDeps, run: Run): Promise<AgentRunResul
   return runAgent({
     model,
     tools,
-    system: agent.systemPrompt,
+    system: systemPromptFor(agent, conversation.context),
     history,
     maxSteps: agent.limits.maxSteps,
     ...(agent.model.temperature !== undefined ? { temperature: agent.model.temperature } : {}),
@@ -147,4 +147,10 @@ async function finishRun(db: Db, run: Run, result: AgentRunResult): Promise<RunS
       : {}),
   });
   return status;
+}
+
+/** The agent's prompt plus the conversation's context variables the config lets the model see. */
+function systemPromptFor(agent: CompiledAgent, context: Record<string, unknown>): string {
+  const visible = modelVisibleContext(agent.contextVariables, context);
+  return visible ? `${agent.systemPrompt}\n\n${visible}` : agent.systemPrompt;
 }

@@ -109,6 +109,32 @@ describe.each(modes)('agent routes (%s)', (mode) => {
     expect(system).toContain('Draft Bot');
   });
 
+  it('checks a conversation’s context against the declared variables and shows visible ones to the model', async () => {
+    const config = pointedConfig();
+    config.context = [
+      { name: 'plan', type: 'string', required: true, description: 'customer plan', visible_to_model: true },
+      { name: 'seats', type: 'integer' },
+    ];
+    const agent = await call(h, 'POST', '/v1/agents', { key, body: { config } });
+    const missing = await call(h, 'POST', '/v1/conversations', {
+      key,
+      body: { agent_id: agent.json.id, context: { seats: 'many' } },
+    });
+    expect(missing.status).toBe(422);
+    expect(missing.json.code).toBe('invalid_context');
+    expect(missing.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/plan', '/seats']);
+    const ok = await call(h, 'POST', '/v1/conversations', {
+      key,
+      body: { agent_id: agent.json.id, context: { plan: 'enterprise', seats: 40 } },
+    });
+    expect(ok.status).toBe(201);
+    h.llm.enqueue({ type: 'reply', text: 'Hi' });
+    await call(h, 'POST', `/v1/conversations/${ok.json.id}/messages`, { key, body: { content: 'hello' } });
+    const sent = JSON.stringify(h.llm.requests.at(-1)!.body);
+    expect(sent).toContain('plan (customer plan): enterprise');
+    expect(sent).not.toContain('seats');
+  });
+
   it('tests a tool: the exact request, then a real send with the shaped response', async () => {
     const config = pointedConfig();
     const render = await call(h, 'POST', '/v1/agents/tools/test', {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { compileAgent, loadAgentConfig } from '@agentry/config';
+import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
 import {
   createConversation,
   createRunWithInput,
@@ -54,9 +54,15 @@ export function conversationRoutes(deps: ApiDeps) {
     if (body.agent_version !== undefined && !(await getAgentVersion(deps.db, tenantId, agent.id, body.agent_version))) {
       throw errors.notFound('agent_version', String(body.agent_version));
     }
-    if (body.agent_version === undefined && agent.publishedVersion === null) {
+    const versionNumber = body.agent_version ?? agent.publishedVersion;
+    const version = versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
+    if (!version) {
       throw errors.conflict('agent_not_published', 'The agent has no published version; publish one or name a version');
     }
+    const { config, hash } = loadAgentConfig(version.config);
+    const issues = contextIssues(compileAgent(config, hash).contextVariables, body.context ?? {});
+    if (issues.length > 0)
+      throw errors.validation('The conversation context does not match the agent', issues, 'invalid_context');
     const conversation = await createConversation(deps.db, {
       tenantId,
       agentId: agent.id,
