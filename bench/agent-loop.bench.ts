@@ -1,6 +1,5 @@
 // Relative imports: the workspace root depends only on @agentry/testkit.
-import type { FakeRequest } from '@agentry/testkit';
-import { startFakeLlm } from '@agentry/testkit';
+import { type FakeRequest, startFakeLlm } from '@agentry/testkit';
 import { runAgent } from '../packages/agent/src/index.ts';
 import { createInMemoryTools, createScriptedModel } from '../packages/agent/src/testing/index.ts';
 import type { Message } from '../packages/llm/src/index.ts';

@@ -46,13 +46,17 @@ export function withToolProtocol(model: LanguageModel, protocol: ToolProtocolNam
     const scanner = new BlockScanner(profile);
     let response: ModelResponse | undefined;
     let sawText = false;
+    let native = 0;
     for await (const event of model.stream(toProtocolRequest(request, profile), options)) {
       if (event.type === 'text-delta') {
         sawText = true;
         const visible = scanner.push(event.delta);
         if (visible) yield { type: 'text-delta', delta: visible };
       } else if (event.type === 'finish') response = event.response;
-      else yield event;
+      else {
+        if (event.type === 'tool-call-end') native++;
+        yield event;
+      }
     }
     if (!response) return;
     // Some adapters put text only in the final response; scan it then.
@@ -60,14 +64,20 @@ export function withToolProtocol(model: LanguageModel, protocol: ToolProtocolNam
     const rest = scanner.end();
     if (rest) yield { type: 'text-delta', delta: rest };
     const parsed = withParsedCalls(response, scanner, profile, newId);
-    yield* callEvents(parsed);
+    yield* callEvents(parsed, native);
     yield { type: 'finish', response: parsed };
   }
 
   return { provider: model.provider, modelId: model.modelId, generate, stream };
 }
 
-/** The request the wrapped model gets: no native tools, protocol text first in the system prompt. */
+/**
+ * The request the wrapped model gets: no native tools, protocol text first in the system prompt,
+ * calls and results in the history rendered as text.
+ *
+ * @example
+ * toProtocolRequest({ system: 'Be brief', messages, tools }, jsonProfile).system; // '### TOOL_USE_PROTOCOL…Be brief'
+ */
 export function toProtocolRequest(request: ModelRequest, profile: ProtocolProfile): ModelRequest {
   const { tools, toolChoice, parallelToolCalls, ...rest } = request;
   const choice = toolChoice ?? 'auto';
@@ -88,6 +98,9 @@ function withParsedCalls(
   const calls = scanner.blocks.flatMap((body) => profile.parseBlock(body, newId));
   const text = scanner.visibleText();
   const reasoning = response.content.filter((p): p is ReasoningPart => p.type === 'reasoning');
+  // Native calls should not appear (tools were removed), but are kept if a model sends them anyway.
+  const native = response.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
+  calls.unshift(...native);
   const content: Array<TextPart | ReasoningPart | ToolCallPart> = [
     ...reasoning,
     ...(text.trim() ? [{ type: 'text' as const, text }] : []),
@@ -96,13 +109,13 @@ function withParsedCalls(
   return { ...response, content, finishReason: calls.length > 0 ? 'tool_calls' : response.finishReason };
 }
 
-function* callEvents(response: ModelResponse): Generator<StreamEvent> {
-  let index = 0;
-  for (const part of response.content) {
-    if (part.type !== 'tool_call') continue;
+/** Stream events for the parsed calls; the first `streamed` calls (native ones) were already forwarded. */
+function* callEvents(response: ModelResponse, streamed: number): Generator<StreamEvent> {
+  const calls = response.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
+  for (let index = streamed; index < calls.length; index++) {
+    const part = calls[index]!;
     yield { type: 'tool-call-start', index, id: part.id, name: part.name };
     yield { type: 'tool-call-delta', index, id: part.id, delta: part.rawArguments ?? JSON.stringify(part.arguments) };
     yield { type: 'tool-call-end', index, toolCall: part };
-    index++;
   }
 }
