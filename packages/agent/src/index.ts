@@ -15,6 +15,5 @@ export type {
 } from './events.ts';
 export { runAgent } from './run-agent.ts';
 export type { AgentRunOptions, AgentRunResult, CompactionOptions } from './run-options.ts';
-export { TextAccumulator } from './text-accumulator.ts';
 export type { ToolExecutionResult, ToolExecutor } from './tool-executor.ts';
 export { type ToolProtocolName, withToolProtocol } from './tool-protocol/index.ts';

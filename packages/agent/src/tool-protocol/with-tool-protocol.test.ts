@@ -172,4 +172,12 @@ describe('withToolProtocol xml', () => {
     expect(response.finishReason).toBe('tool_calls');
     expect(response.content.map((p) => p.type)).toEqual(['text', 'tool_call']);
   });
+
+  it('keeps a native call a model sends anyway, without duplicating its events', async () => {
+    const inner = createScriptedModel([{ toolCalls: [{ id: 'n1', name: 'add', arguments: { a: 1, b: 1 } }] }]);
+    const events = [];
+    for await (const event of withToolProtocol(inner, 'xml').stream({ messages: history })) events.push(event.type);
+    expect(events.filter((t) => t === 'tool-call-end')).toHaveLength(1);
+    expect(events.at(-1)).toBe('finish');
+  });
 });
