@@ -2,5 +2,6 @@ export { type Database, type DatabaseOptions, type Db, migrationsFolder, openDat
 export { isId, newId } from './ids.ts';
 export * from './repositories/agents.ts';
 export * from './repositories/conversations.ts';
+export * from './repositories/run-attempts.ts';
 export * from './repositories/tenants.ts';
 export * from './schema.ts';

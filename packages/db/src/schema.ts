@@ -1,6 +1,17 @@
 import type { ContentPart, Usage } from '@agentry/llm';
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -85,7 +96,10 @@ export const conversations = pgTable(
   (t) => [index('conversations_tenant_idx').on(t.tenantId, t.createdAt)],
 );
 
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'timed_out';
+
+/** Statuses after which a run never changes again. */
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'timed_out'];
 
 /** One trace entry per model step. */
 export interface RunStep {
@@ -119,11 +133,51 @@ export const runs = pgTable(
     toolCallCount: integer('tool_call_count').notNull().default(0),
     error: jsonb('error').$type<{ code: string; message: string; category: string; retryable: boolean }>(),
     traceId: text('trace_id').notNull(),
+    /**
+     * Fencing number: each attempt takes the next one, and every write of an attempt requires it
+     * to still be current, so a worker that lost its job lock cannot write.
+     */
+    fence: integer('fence').notNull().default(0),
+    /** Last sign of life of the attempt working on the run (stuck-run sweeper). */
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }),
+    cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true, mode: 'date' }),
+    /** The user's message when it waits behind another run (enqueue policy); written to the transcript at start. */
+    pendingInput: jsonb('pending_input').$type<ContentPart[]>(),
     createdAt: createdAt(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('runs_conversation_idx').on(t.conversationId), index('runs_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [
+    index('runs_conversation_idx').on(t.conversationId, t.createdAt),
+    index('runs_tenant_idx').on(t.tenantId, t.createdAt),
+    index('runs_status_idx').on(t.status, t.heartbeatAt),
+  ],
+);
+
+/**
+ * Every tool call's side effect, recorded as started before the request is sent and completed
+ * after, so a resumed run never repeats one it already made.
+ */
+export const toolCalls = pgTable(
+  'tool_calls',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    toolCallId: text('tool_call_id').notNull(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    status: text('status').$type<'started' | 'completed'>().notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    output: jsonb('output'),
+    isError: boolean('is_error'),
+    errorCode: text('error_code'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.toolCallId] })],
 );
 
 export const messages = pgTable(
@@ -146,4 +200,4 @@ export const messages = pgTable(
   (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
 );
 
-export const schema = { tenants, apiKeys, agents, agentVersions, conversations, runs, messages };
+export const schema = { tenants, apiKeys, agents, agentVersions, conversations, runs, messages, toolCalls };

@@ -1,7 +1,8 @@
 import { errors, isAppError } from '@agentry/errors';
-import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { redisOptionsFromUrl } from './redis-options.ts';
+import { isRequeue } from './requeue.ts';
 import {
   type JobHandler,
   type JobQueue,
@@ -93,10 +94,15 @@ export function startBullWorker(
 ): JobWorker {
   const worker = new Worker<RunJobData>(
     options.queueName ?? DEFAULT_QUEUE,
-    async (job) => {
+    async (job, token) => {
       try {
         await handler({ id: job.id ?? job.data.runId, data: job.data, attempt: job.attemptsMade + 1 });
       } catch (error) {
+        if (isRequeue(error)) {
+          // Back to the delayed set without spending an attempt.
+          await job.moveToDelayed(Date.now() + error.delayMs, token);
+          throw new DelayedError();
+        }
         if (isAppError(error) && !error.isRetryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
         throw error;
       }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { isAppError } from '@agentry/errors';
+import { isRequeue } from './requeue.ts';
 import {
   type Job,
   type JobHandler,
@@ -51,6 +52,14 @@ export function createInProcessQueue(): JobQueue & {
       await run(entry.job);
       finish(entry);
     } catch (error) {
+      if (isRequeue(error) && !closed) {
+        entry.state = 'waiting';
+        setTimeout(() => {
+          waiting.push(entry.job.id);
+          pump();
+        }, error.delayMs).unref();
+        return;
+      }
       const retryable = !isAppError(error) || error.isRetryable;
       if (retryable && entry.job.attempt < jobRetryPolicy.attempts && !closed) {
         const delay = jobRetryPolicy.backoffMs * 2 ** (entry.job.attempt - 1);

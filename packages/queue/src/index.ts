@@ -1,4 +1,11 @@
 export { type BullQueueOptions, createBullQueue, startBullWorker } from './bullmq-queue.ts';
 export { createInProcessQueue } from './in-process-queue.ts';
+export { isRequeue, Requeue } from './requeue.ts';
+export {
+  createMemoryTenantSlots,
+  createRedisTenantSlots,
+  type TenantSlotOptions,
+  type TenantSlots,
+} from './tenant-slots.ts';
 export type { Job, JobHandler, JobQueue, JobWorker, RunJobData, WaitOutcome, WorkerOptions } from './types.ts';
 export { jobRetryPolicy } from './types.ts';

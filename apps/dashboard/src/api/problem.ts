@@ -42,5 +42,10 @@ export function toProblem(status: number, body: unknown): Problem {
       ...(Array.isArray(b.errors) ? { errors: b.errors } : {}),
     };
   }
-  return { title: `HTTP ${status}`, status, detail: typeof body === 'string' ? body.slice(0, 300) : '', code: 'http_error' };
+  return {
+    title: `HTTP ${status}`,
+    status,
+    detail: typeof body === 'string' ? body.slice(0, 300) : '',
+    code: 'http_error',
+  };
 }

@@ -93,6 +93,7 @@ export interface ValidateResult {
 }
 
 export interface ToolTestResult {
-  request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
-  response?: { status: number; duration_ms: number; output: unknown; is_error: boolean };
+  /** `body` is the rendered request body text, or null. */
+  request: { method: string; url: string; headers: Record<string, string>; body?: string | null };
+  response?: { status: number | null; duration_ms: number; output: unknown; is_error: boolean; error_code?: string };
 }

@@ -27,7 +27,7 @@ export function ChipPalette({ choices }: { choices: PlaceholderChoice[] }) {
     ['secret', t('placeholder.secrets')],
   ];
   return (
-    <div className="chip-palette" aria-label={t('placeholder.palette')}>
+    <section className="chip-palette" aria-label={t('placeholder.palette')}>
       {groups.map(([kind, label]) => (
         <div key={kind} className="chip-group">
           <span className="chip-group-label">{label}</span>
@@ -70,6 +70,6 @@ export function ChipPalette({ choices }: { choices: PlaceholderChoice[] }) {
           {notice}
         </p>
       ) : null}
-    </div>
+    </section>
   );
 }

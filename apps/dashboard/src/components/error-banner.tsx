@@ -12,7 +12,9 @@ export function ErrorBanner({ error }: { error: unknown }) {
     <div className="banner banner-error" role="alert">
       <strong>{t('error.title')}</strong> {message}
       {code ? <code className="code">{code}</code> : null}
-      {missing && error instanceof ApiError && error.code === 'route_not_found' ? <p>{t('error.routeMissing')}</p> : null}
+      {missing && error instanceof ApiError && error.code === 'route_not_found' ? (
+        <p>{t('error.routeMissing')}</p>
+      ) : null}
     </div>
   );
 }

@@ -1,9 +1,10 @@
-/** Read-only JSON, pretty-printed; strings are shown as they are. */
+import { prettyJson } from './pretty-json.ts';
+
+/** Read-only JSON, pretty-printed. */
 export function JsonBlock({ value, label }: { value: unknown; label?: string }) {
-  const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   return (
-    <pre className="json" aria-label={label}>
-      {text ?? 'null'}
+    <pre className="json" title={label}>
+      {prettyJson(value)}
     </pre>
   );
 }

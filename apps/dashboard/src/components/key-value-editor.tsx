@@ -1,3 +1,4 @@
+import { useContext } from 'react';
 import { fieldId } from '../config/field-pointer.ts';
 import { toPointer } from '../config/json-pointer.ts';
 import { type KeyValueRow, objectToRows, rowsToObject } from '../config/key-value-rows.ts';
@@ -7,7 +8,6 @@ import { IssueList, issueListId } from './issue-list.tsx';
 import { IssuesContext } from './issues-context.tsx';
 import { TemplateInput } from './template-input.tsx';
 import { useSyncedRows } from './use-synced-rows.ts';
-import { useContext } from 'react';
 
 interface KeyValueEditorProps {
   /** Pointer of the object, e.g. /tools/0/endpoint/body; a row's issues sit at pointer + /key. */

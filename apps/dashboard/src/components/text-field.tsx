@@ -23,7 +23,12 @@ export function TextField({ pointer, label, value, onChange, multiline, placehol
             onChange={(e) => onChange(e.target.value)}
           />
         ) : (
-          <input {...control} value={value ?? ''} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
+          <input
+            {...control}
+            value={value ?? ''}
+            placeholder={placeholder}
+            onChange={(e) => onChange(e.target.value)}
+          />
         )
       }
     </Field>

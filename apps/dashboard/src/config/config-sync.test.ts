@@ -10,7 +10,11 @@ describe('form ⇄ JSON sync', () => {
     let config = blankConfig();
     config = setIn(config, ['basic_settings', 'name'], 'Booker');
     config = setIn(config, ['tools', 0], { name: 'save', description: 'Save', endpoint: { url: 'https://x.test' } });
-    config = setIn(config, ['tools', 0, 'endpoint', 'body'], rowsToObject([{ key: 'email', value: '{{email}}', json: false }]));
+    config = setIn(
+      config,
+      ['tools', 0, 'endpoint', 'body'],
+      rowsToObject([{ key: 'email', value: '{{email}}', json: false }]),
+    );
     const text = configToText(config);
     expect(text).toContain('"name": "Booker"');
     expect(text).toContain('"email": "{{email}}"');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldId, fieldPointer, isUnder, issuesByField } from './field-pointer.ts';
+import { fieldId, fieldPointer, issuesByField, isUnder } from './field-pointer.ts';
 import { parsePointer, toPointer } from './json-pointer.ts';
 
 describe('loader issue → form field', () => {

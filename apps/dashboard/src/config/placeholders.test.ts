@@ -25,7 +25,10 @@ describe('placeholders', () => {
   });
 
   it('marks a misspelled placeholder as unknown', () => {
-    const pieces = splitTemplate('to {{emial}} / {{email}} / {{context.dialogId}} / {email}', placeholderChoices(config, 0));
+    const pieces = splitTemplate(
+      'to {{emial}} / {{email}} / {{context.dialogId}} / {email}',
+      placeholderChoices(config, 0),
+    );
     const flags = pieces.filter((p) => p.placeholder).map((p) => [p.placeholder?.name, p.placeholder?.known]);
     expect(flags).toEqual([
       ['emial', false],

@@ -18,7 +18,8 @@ export function tokenFor(kind: PlaceholderKind, name: string): string {
   return `{{${name}}}`;
 }
 
-const PLACEHOLDER = /\{\{\s*(?:(context|secrets)\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})/g;
+const PLACEHOLDER =
+  /\{\{\s*(?:(context|secrets)\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})/g;
 
 /** Secret names the config already uses, so they can be offered as chips in every tool. */
 export function secretsInUse(config: AgentConfig): string[] {

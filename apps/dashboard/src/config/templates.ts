@@ -19,7 +19,11 @@ export function templatesFrom(files: Record<string, { default: unknown }>): Temp
     const config = module.default as AgentConfig | undefined;
     if (!config || typeof config !== 'object' || !config.basic_settings) continue;
     const { $schema: _schema, ...rest } = config;
-    const id = path.split('/').pop()?.replace(/\.json$/, '') ?? path;
+    const id =
+      path
+        .split('/')
+        .pop()
+        ?.replace(/\.json$/, '') ?? path;
     out.push({
       id,
       name: config.basic_settings.name || id,

@@ -20,10 +20,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en';
     setLangState(next);
   }, []);
-  const value = useMemo<I18n>(
-    () => ({ lang, setLang, t: (key, vars) => translate(lang, key, vars) }),
-    [lang, setLang],
-  );
+  const value = useMemo<I18n>(() => ({ lang, setLang, t: (key, vars) => translate(lang, key, vars) }), [lang, setLang]);
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
 

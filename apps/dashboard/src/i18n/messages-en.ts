@@ -49,7 +49,8 @@ export const en = {
   'editor.valid': 'Valid',
   'editor.checking': 'Checking…',
   'editor.problems': '{n} problem(s)',
-  'editor.validationUnavailable': 'Live validation is unavailable ({message}); the API checks the config when you save.',
+  'editor.validationUnavailable':
+    'Live validation is unavailable ({message}); the API checks the config when you save.',
   'editor.tabs': 'Agent editor',
   'editor.tab.settings': 'Settings',
   'editor.tab.actions': 'Action books',
@@ -74,7 +75,8 @@ export const en = {
   'model.compatible': 'OpenAI-compatible',
   'limits.max_steps': 'Model calls per run',
   'context.title': 'Context variables',
-  'context.help': 'Values your website passes with each conversation. tenantId, agentId, conversationId (dialogId), chatbotId and userId are always there.',
+  'context.help':
+    'Values your website passes with each conversation. tenantId, agentId, conversationId (dialogId), chatbotId and userId are always there.',
   'context.name': 'Name',
   'context.visible': 'Visible to the model',
   'context.add': 'Add context variable',
@@ -167,7 +169,7 @@ export const en = {
   'playground.start': 'Start chat with this draft',
   'playground.restart': 'Restart with current draft',
   'playground.help': 'Your first message saves the draft as an unpublished version and chats with it.',
-  'playground.session': 'Chatting with draft version {version}.',
+  'playground.session': 'Chatting with version {version}.',
   'playground.openTranscript': 'Open transcript',
   'playground.stale': 'The draft changed since this chat started. Restart to chat with the changes.',
   'playground.thinking': 'The agent is working…',

@@ -76,7 +76,8 @@ export const zh: Record<MessageKey, string> = {
   'model.compatible': 'OpenAI 兼容',
   'limits.max_steps': '每次运行的模型调用数',
   'context.title': '上下文变量',
-  'context.help': '你的网站在每个会话中传入的值。tenantId、agentId、conversationId（dialogId）、chatbotId 和 userId 总是存在。',
+  'context.help':
+    '你的网站在每个会话中传入的值。tenantId、agentId、conversationId（dialogId）、chatbotId 和 userId 总是存在。',
   'context.name': '名称',
   'context.visible': '对模型可见',
   'context.add': '添加上下文变量',
@@ -169,7 +170,7 @@ export const zh: Record<MessageKey, string> = {
   'playground.start': '用此草稿开始对话',
   'playground.restart': '用当前草稿重新开始',
   'playground.help': '发送第一条消息时，草稿会保存为未发布版本并用它对话。',
-  'playground.session': '正在与草稿版本 {version} 对话。',
+  'playground.session': '正在与版本 {version} 对话。',
   'playground.openTranscript': '打开会话记录',
   'playground.stale': '对话开始后草稿已修改。重新开始即可使用修改后的配置。',
   'playground.thinking': '智能体处理中…',

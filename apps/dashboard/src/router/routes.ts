@@ -16,7 +16,8 @@ export function parseRoute(hash: string): Route {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const params = new URLSearchParams(query);
   if (parts[0] === 'agents' && parts[1] === 'new') return { name: 'new-agent' };
-  if (parts[0] === 'agents' && parts[1]) return { name: 'agent', id: parts[1], tab: isTab(parts[2]) ? parts[2] : 'settings' };
+  if (parts[0] === 'agents' && parts[1])
+    return { name: 'agent', id: parts[1], tab: isTab(parts[2]) ? parts[2] : 'settings' };
   if (parts[0] === 'conversations' && parts[1]) return { name: 'conversation', id: parts[1] };
   if (parts[0] === 'conversations') {
     const agentId = params.get('agent_id') ?? undefined;

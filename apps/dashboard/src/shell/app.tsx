@@ -32,12 +32,10 @@ export function App() {
   const section = route.name === 'conversations' || route.name === 'conversation' ? 'conversations' : 'agents';
   return (
     <>
-      <a href="#main" className="skip-link" onClick={(e) => {
-        e.preventDefault();
-        document.getElementById('main')?.focus();
-      }}>
+      <button type="button" className="skip-link" onClick={() => document.getElementById('main')?.focus()}>
+        {/* A button, not a link: the URL hash belongs to the router. */}
         {t('app.skip')}
-      </a>
+      </button>
       <header className="topbar">
         <a className="brand" href={routeHref({ name: 'agents' })}>
           {t('app.name')}
@@ -46,7 +44,10 @@ export function App() {
           <a href={routeHref({ name: 'agents' })} aria-current={section === 'agents' ? 'page' : undefined}>
             {t('nav.agents')}
           </a>
-          <a href={routeHref({ name: 'conversations' })} aria-current={section === 'conversations' ? 'page' : undefined}>
+          <a
+            href={routeHref({ name: 'conversations' })}
+            aria-current={section === 'conversations' ? 'page' : undefined}
+          >
             {t('nav.conversations')}
           </a>
         </nav>

@@ -1,5 +1,5 @@
 import { useI18n } from '../i18n/i18n-context.tsx';
-import { type Language, LANGUAGES } from '../i18n/translate.ts';
+import { LANGUAGES, type Language } from '../i18n/translate.ts';
 
 export function LanguageSwitch() {
   const { lang, setLang, t } = useI18n();

@@ -55,9 +55,13 @@ export function AgentsPage() {
                 </td>
                 <td>v{agent.latest_version}</td>
                 <td>{date.format(new Date(agent.updated_at))}</td>
-                <td className="inline">
-                  <a href={routeHref({ name: 'agent', id: agent.id, tab: 'playground' })}>{t('editor.tab.playground')}</a>
-                  <a href={routeHref({ name: 'conversations', agentId: agent.id })}>{t('nav.conversations')}</a>
+                <td>
+                  <div className="inline">
+                    <a href={routeHref({ name: 'agent', id: agent.id, tab: 'playground' })}>
+                      {t('editor.tab.playground')}
+                    </a>
+                    <a href={routeHref({ name: 'conversations', agentId: agent.id })}>{t('nav.conversations')}</a>
+                  </div>
                 </td>
               </tr>
             ))}

@@ -16,7 +16,10 @@ export function ConversationsPage({ agentId }: { agentId?: string }) {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    agentsApi.list().then(setAgents).catch(() => {});
+    agentsApi
+      .list()
+      .then(setAgents)
+      .catch(() => {});
   }, []);
   useEffect(() => {
     let live = true;
@@ -58,7 +61,9 @@ export function ConversationsPage({ agentId }: { agentId?: string }) {
           <select
             id="conversations-agent"
             value={agentId ?? ''}
-            onChange={(e) => navigate(e.target.value ? { name: 'conversations', agentId: e.target.value } : { name: 'conversations' })}
+            onChange={(e) =>
+              navigate(e.target.value ? { name: 'conversations', agentId: e.target.value } : { name: 'conversations' })
+            }
           >
             <option value="">{t('conversations.allAgents')}</option>
             {agents.map((a) => (

@@ -25,7 +25,9 @@ export function TranscriptPage({ id }: { id: string }) {
           <p className="muted">
             <code>{id}</code>{' '}
             {conversation ? (
-              <a href={routeHref({ name: 'agent', id: conversation.agent_id, tab: 'settings' })}>{t('transcript.openAgent')}</a>
+              <a href={routeHref({ name: 'agent', id: conversation.agent_id, tab: 'settings' })}>
+                {t('transcript.openAgent')}
+              </a>
             ) : null}
           </p>
         </div>
@@ -67,13 +69,23 @@ function MessageView({ message }: { message: Message }) {
       <span className="role">{t(`role.${message.role}`)}</span>
       {message.content.map((part, i) => {
         const key = `${message.id}:${i}`;
-        if (part.type === 'text') return <p key={key} className={`bubble bubble-${message.role === 'user' ? 'user' : 'assistant'}`}>{part.text}</p>;
-        if (part.type === 'reasoning') return <p key={key} className="muted reasoning">{part.text}</p>;
+        if (part.type === 'text')
+          return (
+            <p key={key} className={`bubble bubble-${message.role === 'user' ? 'user' : 'assistant'}`}>
+              {part.text}
+            </p>
+          );
+        if (part.type === 'reasoning')
+          return (
+            <p key={key} className="muted reasoning">
+              {part.text}
+            </p>
+          );
         if (part.type === 'tool_call')
           return (
             <div key={key} className="tool-call">
               <p className="tool-call-head">
-                <span className="chip chip-parameter">🔧 {part.name}</span>
+                <span className="chip chip-parameter">{part.name}</span>
               </p>
               <JsonBlock value={part.arguments} label={t('trace.arguments')} />
             </div>

@@ -2,7 +2,7 @@ import { Field } from '../../components/field.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { useIssueCount } from '../../components/issues-context.tsx';
 import { TextField } from '../../components/text-field.tsx';
-import { type AgentConfig, type ActionBook, blankActionBook } from '../../config/agent-config.ts';
+import { type ActionBook, type AgentConfig, blankActionBook } from '../../config/agent-config.ts';
 import { moveItem } from '../../config/config-edit.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { Edit } from './edit.ts';
@@ -29,7 +29,11 @@ export function ActionBooksForm({ config, edit }: { config: AgentConfig; edit: E
         />
       ))}
       <div>
-        <button type="button" id="add-action-book" onClick={() => edit(['action_books', books.length], blankActionBook())}>
+        <button
+          type="button"
+          id="add-action-book"
+          onClick={() => edit(['action_books', books.length], blankActionBook())}
+        >
           + {t('actions.add')}
         </button>
       </div>
@@ -60,7 +64,13 @@ function ActionBookCard({ book, index, count, toolNames, edit, move }: CardProps
       <header className="card-header">
         <h3>{t('actions.card', { n: index + 1 })}</h3>
         <div className="inline">
-          <button type="button" className="icon-button" aria-label={t('common.moveUp')} disabled={index === 0} onClick={() => move(index - 1)}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={t('common.moveUp')}
+            disabled={index === 0}
+            onClick={() => move(index - 1)}
+          >
             ↑
           </button>
           <button
@@ -78,15 +88,32 @@ function ActionBookCard({ book, index, count, toolNames, edit, move }: CardProps
         </div>
       </header>
       <PointerIssues pointer={base} />
-      <TextField pointer={`${base}/condition`} label={t('actions.condition')} value={book.condition} multiline onChange={(v) => edit(['action_books', index, 'condition'], v)} />
-      <TextField pointer={`${base}/action`} label={t('actions.action')} value={book.action} multiline onChange={(v) => edit(['action_books', index, 'action'], v)} />
+      <TextField
+        pointer={`${base}/condition`}
+        label={t('actions.condition')}
+        value={book.condition}
+        multiline
+        onChange={(v) => edit(['action_books', index, 'condition'], v)}
+      />
+      <TextField
+        pointer={`${base}/action`}
+        label={t('actions.action')}
+        value={book.action}
+        multiline
+        onChange={(v) => edit(['action_books', index, 'action'], v)}
+      />
       <Field pointer={`${base}/tools`} label={t('actions.tools')}>
         {(control) => (
-          <div className="checkbox-list" role="group" aria-labelledby={undefined} {...control}>
+          <div className="checkbox-list" id={control.id}>
             {options.length === 0 ? <span className="help">{t('actions.noTools')}</span> : null}
             {options.map((name) => (
               <label key={name} className={toolNames.includes(name) ? '' : 'missing'}>
-                <input type="checkbox" checked={chosen.includes(name)} onChange={(e) => toggle(name, e.target.checked)} /> {name}
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(name)}
+                  onChange={(e) => toggle(name, e.target.checked)}
+                />{' '}
+                {name}
               </label>
             ))}
           </div>

@@ -1,8 +1,8 @@
 import { NumberField, SelectField, TextField } from '../../components/text-field.tsx';
 import type { AgentConfig } from '../../config/agent-config.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
-import type { Edit } from './edit.ts';
 import { ContextVariablesForm } from './context-variables-form.tsx';
+import type { Edit } from './edit.ts';
 
 /** Who the agent is, which model it uses and its limits. */
 export function BasicSettingsForm({ config, edit }: { config: AgentConfig; edit: Edit }) {

@@ -17,7 +17,12 @@ export function ContextVariablesForm({ config, edit }: { config: AgentConfig; ed
         // biome-ignore lint/suspicious/noArrayIndexKey: list position is the identity in the config
         <div key={i} className="row-card">
           <div className="grid-3">
-            <TextField pointer={`/context/${i}/name`} label={t('context.name')} value={v.name} onChange={(x) => edit(['context', i, 'name'], x)} />
+            <TextField
+              pointer={`/context/${i}/name`}
+              label={t('context.name')}
+              value={v.name}
+              onChange={(x) => edit(['context', i, 'name'], x)}
+            />
             <SelectField
               pointer={`/context/${i}/type`}
               label={t('param.type')}
@@ -34,7 +39,11 @@ export function ContextVariablesForm({ config, edit }: { config: AgentConfig; ed
           </div>
           <div className="inline">
             <label>
-              <input type="checkbox" checked={v.required ?? false} onChange={(e) => edit(['context', i, 'required'], e.target.checked || undefined)} />{' '}
+              <input
+                type="checkbox"
+                checked={v.required ?? false}
+                onChange={(e) => edit(['context', i, 'required'], e.target.checked || undefined)}
+              />{' '}
               {t('param.required')}
             </label>
             <label>
@@ -52,7 +61,11 @@ export function ContextVariablesForm({ config, edit }: { config: AgentConfig; ed
           <PointerIssues pointer={`/context/${i}`} />
         </div>
       ))}
-      <button type="button" className="secondary small" onClick={() => edit(['context', vars.length], { name: '', type: 'string' })}>
+      <button
+        type="button"
+        className="secondary small"
+        onClick={() => edit(['context', vars.length], { name: '', type: 'string' })}
+      >
         + {t('context.add')}
       </button>
     </section>

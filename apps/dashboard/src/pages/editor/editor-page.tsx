@@ -5,7 +5,7 @@ import { IssuesContext } from '../../components/issues-context.tsx';
 import { Tabs } from '../../components/tabs.tsx';
 import { type AgentConfig, blankConfig } from '../../config/agent-config.ts';
 import { setIn } from '../../config/config-edit.ts';
-import { isUnder, issuesByField } from '../../config/field-pointer.ts';
+import { issuesByField, isUnder } from '../../config/field-pointer.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { EditorTab } from '../../router/routes.ts';
 import { routeHref } from '../../router/routes.ts';
@@ -31,7 +31,9 @@ interface Saved {
 /** Builds, checks, tests, versions and chats with one agent. The draft config is the single truth. */
 export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: string; initialTab: EditorTab }) {
   const { t } = useI18n();
-  const [config, setConfig] = useState<AgentConfig>(() => (routeAgentId ? blankConfig() : (takePendingDraft() ?? blankConfig())));
+  const [config, setConfig] = useState<AgentConfig>(() =>
+    routeAgentId ? blankConfig() : (takePendingDraft() ?? blankConfig()),
+  );
   const [saved, setSaved] = useState<Saved>();
   const [agentId, setAgentId] = useState(routeAgentId);
   const [loading, setLoading] = useState(Boolean(routeAgentId));
@@ -48,7 +50,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
 
   // Opening another agent (or arriving from the list) loads its latest version into the draft.
   useEffect(() => {
-    if (!routeAgentId || routeAgentId === agentId && saved) return;
+    if (!routeAgentId || (routeAgentId === agentId && saved)) return;
     let live = true;
     setLoading(true);
     (async () => {
@@ -119,7 +121,11 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
 
   const count = (...prefixes: string[]) => issues.filter((i) => prefixes.some((p) => isUnder(i.path, p))).length;
   const tabs = [
-    { id: 'settings' as const, label: t('editor.tab.settings'), badge: count('/basic_settings', '/model', '/limits', '/context') },
+    {
+      id: 'settings' as const,
+      label: t('editor.tab.settings'),
+      badge: count('/basic_settings', '/model', '/limits', '/context'),
+    },
     { id: 'actions' as const, label: t('editor.tab.actions'), badge: count('/action_books') },
     { id: 'tools' as const, label: t('editor.tab.tools'), badge: count('/tools') },
     { id: 'json' as const, label: t('editor.tab.json') },
@@ -142,7 +148,13 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
           </div>
           <div className="inline">
             <ValidationBadge state={validation.status} count={issues.length} />
-            <button type="button" className="secondary" id="save-draft" disabled={saving} onClick={() => save(false).catch(() => {})}>
+            <button
+              type="button"
+              className="secondary"
+              id="save-draft"
+              disabled={saving}
+              onClick={() => save(false).catch(() => {})}
+            >
               {t('editor.saveDraft')}
             </button>
             <button type="button" id="save-publish" disabled={saving} onClick={() => save(true).catch(() => {})}>
@@ -155,7 +167,9 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
             {notice}
           </p>
         ) : null}
-        {validation.status === 'unavailable' ? <p className="banner">{t('editor.validationUnavailable', { message: validation.message })}</p> : null}
+        {validation.status === 'unavailable' ? (
+          <p className="banner">{t('editor.validationUnavailable', { message: validation.message })}</p>
+        ) : null}
         <ErrorBanner error={error} />
         <IssueSummary
           issues={issues}
@@ -194,13 +208,23 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
 
 function ValidationBadge({ state, count }: { state: string; count: number }) {
   const { t } = useI18n();
-  if (state === 'valid') return <span className="badge badge-ok" id="validation-state">{t('editor.valid')}</span>;
+  if (state === 'valid')
+    return (
+      <span className="badge badge-ok" id="validation-state">
+        {t('editor.valid')}
+      </span>
+    );
   if (state === 'invalid')
     return (
       <span className="badge badge-error" id="validation-state">
         {t('editor.problems', { n: count })}
       </span>
     );
-  if (state === 'checking') return <span className="badge" id="validation-state">{t('editor.checking')}</span>;
+  if (state === 'checking')
+    return (
+      <span className="badge" id="validation-state">
+        {t('editor.checking')}
+      </span>
+    );
   return null;
 }

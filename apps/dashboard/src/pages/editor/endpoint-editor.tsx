@@ -36,10 +36,23 @@ export function EndpointEditor({ config, index, edit }: { config: AgentConfig; i
         />
         <Field pointer={`${base}/url`} label={t('endpoint.url')} className="grow">
           {(control) => (
-            <TemplateInput {...control} value={endpoint.url ?? ''} choices={choices} placeholder="https://api.example.com/contacts" onChange={(v) => set('url', v)} />
+            <TemplateInput
+              {...control}
+              value={endpoint.url ?? ''}
+              choices={choices}
+              placeholder="https://api.example.com/contacts"
+              onChange={(v) => set('url', v)}
+            />
           )}
         </Field>
-        <NumberField pointer={`${base}/timeout`} label={t('endpoint.timeout')} value={endpoint.timeout} min={0.1} max={120} onChange={(v) => set('timeout', v)} />
+        <NumberField
+          pointer={`${base}/timeout`}
+          label={t('endpoint.timeout')}
+          value={endpoint.timeout}
+          min={0.1}
+          max={120}
+          onChange={(v) => set('timeout', v)}
+        />
       </div>
       <KeyValueEditor
         pointer={`${base}/headers`}
@@ -60,7 +73,13 @@ export function EndpointEditor({ config, index, edit }: { config: AgentConfig; i
         Array.isArray(body) ? (
           <p className="help">{t('endpoint.arrayBody')}</p>
         ) : (
-          <KeyValueEditor pointer={`${base}/body`} label={t('endpoint.body')} value={body} choices={choices} onChange={(v) => set('body', v)} />
+          <KeyValueEditor
+            pointer={`${base}/body`}
+            label={t('endpoint.body')}
+            value={body}
+            choices={choices}
+            onChange={(v) => set('body', v)}
+          />
         )
       ) : null}
     </fieldset>

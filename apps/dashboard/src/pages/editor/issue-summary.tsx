@@ -12,7 +12,13 @@ export function tabForPointer(pointer: string): EditorTab {
 }
 
 /** All loader issues in one list; each jumps to its field. */
-export function IssueSummary({ issues, onJump }: { issues: FieldIssue[]; onJump: (tab: EditorTab, id: string) => void }) {
+export function IssueSummary({
+  issues,
+  onJump,
+}: {
+  issues: FieldIssue[];
+  onJump: (tab: EditorTab, id: string) => void;
+}) {
   const { t } = useI18n();
   if (issues.length === 0) return null;
   return (

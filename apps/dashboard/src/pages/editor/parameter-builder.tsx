@@ -1,10 +1,9 @@
 import { type ReactNode, useContext, useState } from 'react';
-import { fieldId } from '../../config/field-pointer.ts';
-import { IssueList } from '../../components/issue-list.tsx';
+import { IssueList, PointerIssues } from '../../components/issue-list.tsx';
 import { IssuesContext } from '../../components/issues-context.tsx';
-import { PointerIssues } from '../../components/issue-list.tsx';
 import { useSyncedRows } from '../../components/use-synced-rows.ts';
 import type { ParametersSchema } from '../../config/agent-config.ts';
+import { fieldId } from '../../config/field-pointer.ts';
 import { toPointer } from '../../config/json-pointer.ts';
 import { blankParamRow, PARAM_TYPES, type ParamRow, rowsToSchema, schemaToRows } from '../../config/schema-builder.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
@@ -19,7 +18,9 @@ interface ParameterBuilderProps {
 export function ParameterBuilder({ pointer, value, onChange }: ParameterBuilderProps) {
   const { t } = useI18n();
   const issues = useContext(IssuesContext);
-  const [rows, update] = useSyncedRows<ParametersSchema | undefined, ParamRow>(value, schemaToRows, (r) => rowsToSchema(r, value));
+  const [rows, update] = useSyncedRows<ParametersSchema | undefined, ParamRow>(value, schemaToRows, (r) =>
+    rowsToSchema(r, value),
+  );
   const base = fieldId(pointer);
   const set = (index: number, patch: Partial<ParamRow>) =>
     update(
@@ -57,7 +58,12 @@ export function ParameterBuilder({ pointer, value, onChange }: ParameterBuilderP
           />
         );
       })}
-      <button type="button" className="secondary small" id={`${base}-add`} onClick={() => emit([...rows, blankParamRow()])}>
+      <button
+        type="button"
+        className="secondary small"
+        id={`${base}-add`}
+        onClick={() => emit([...rows, blankParamRow()])}
+      >
         + {t('param.add')}
       </button>
     </fieldset>
@@ -86,8 +92,19 @@ function ParamRowEditor({ id, row, index, onChange, onRemove, issues }: RowProps
   return (
     <div className="param-row">
       <div className="param-main">
-        <input id={`${id}-name`} aria-label={t('param.nameOf', { n })} value={row.name} placeholder="email" onChange={(e) => onChange({ name: e.target.value })} />
-        <select id={`${id}-type`} aria-label={t('param.typeOf', { n })} value={row.type} onChange={(e) => onChange({ type: e.target.value as ParamRow['type'] })}>
+        <input
+          id={`${id}-name`}
+          aria-label={t('param.nameOf', { n })}
+          value={row.name}
+          placeholder="email"
+          onChange={(e) => onChange({ name: e.target.value })}
+        />
+        <select
+          id={`${id}-type`}
+          aria-label={t('param.typeOf', { n })}
+          value={row.type}
+          onChange={(e) => onChange({ type: e.target.value as ParamRow['type'] })}
+        >
           {row.type === '' ? <option value="">{t('param.typeOther')}</option> : null}
           {PARAM_TYPES.map((type) => (
             <option key={type} value={type}>
@@ -109,7 +126,13 @@ function ParamRowEditor({ id, row, index, onChange, onRemove, issues }: RowProps
           onChange={(e) => onChange({ description: e.target.value })}
         />
         <span className="inline">
-          <button type="button" className="icon-button" aria-expanded={more} aria-label={t('param.more', { n })} onClick={() => setMore(!more)}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-expanded={more}
+            aria-label={t('param.more', { n })}
+            onClick={() => setMore(!more)}
+          >
             ⋯
           </button>
           <button type="button" className="icon-button" aria-label={t('param.remove', { n })} onClick={onRemove}>
@@ -152,7 +175,11 @@ function ParamRowEditor({ id, row, index, onChange, onRemove, issues }: RowProps
           </div>
           <div className="field">
             <label htmlFor={`${id}-default`}>{t('param.default')}</label>
-            <input id={`${id}-default`} value={row.defaultText} onChange={(e) => onChange({ defaultText: e.target.value })} />
+            <input
+              id={`${id}-default`}
+              value={row.defaultText}
+              onChange={(e) => onChange({ defaultText: e.target.value })}
+            />
           </div>
           {Object.keys(row.extra).length > 0 ? (
             <p className="help">

@@ -8,6 +8,7 @@ export function PromptTab({ agentId, refreshKey }: { agentId: string; refreshKey
   const { t } = useI18n();
   const [prompt, setPrompt] = useState<string>();
   const [error, setError] = useState<unknown>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey is how the editor asks for a reload after a save
   useEffect(() => {
     let live = true;
     setError(undefined);
@@ -25,7 +26,7 @@ export function PromptTab({ agentId, refreshKey }: { agentId: string; refreshKey
       <ErrorBanner error={error} />
       {prompt === undefined && !error ? <p role="status">{t('common.loading')}</p> : null}
       {prompt !== undefined ? (
-        <pre className="prompt" aria-label={t('prompt.title')}>
+        <pre className="prompt" title={t('prompt.title')}>
           {prompt}
         </pre>
       ) : null}

@@ -21,11 +21,23 @@ export function ResponseOptions({ index, tool, edit }: { index: number; tool: To
       <legend>{t('response.title')}</legend>
       <Field pointer={`${base}/fields`} label={t('response.fields')} help={t('response.fieldsHelp')}>
         {(control) => (
-          <ListInput {...control} value={response.fields} placeholder="status, order.expected_delivery" onChange={(v) => set('fields', v)} />
+          <ListInput
+            {...control}
+            value={response.fields}
+            placeholder="status, order.expected_delivery"
+            onChange={(v) => set('fields', v)}
+          />
         )}
       </Field>
       <div className="grid-2">
-        <NumberField pointer={`${base}/max_bytes`} label={t('response.maxBytes')} value={response.max_bytes} min={64} step={1} onChange={(v) => set('max_bytes', v)} />
+        <NumberField
+          pointer={`${base}/max_bytes`}
+          label={t('response.maxBytes')}
+          value={response.max_bytes}
+          min={64}
+          step={1}
+          onChange={(v) => set('max_bytes', v)}
+        />
         <NumberField
           pointer={`${base}/ephemeral`}
           label={t('response.ephemeral')}

@@ -28,14 +28,23 @@ export function ToolCard({ config, tool, index, edit }: ToolCardProps) {
   const set = (key: string, value: unknown) => edit(['tools', index, key], value);
   const isClient = tool.type === 'client';
   return (
-    <section className={`card tool-card${issues ? ' card-invalid' : ''}`} aria-label={t('tools.card', { name: tool.name || String(index + 1) })}>
+    <section
+      className={`card tool-card${issues ? ' card-invalid' : ''}`}
+      aria-label={t('tools.card', { name: tool.name || String(index + 1) })}
+    >
       <header className="card-header">
         <button type="button" className="disclosure" aria-expanded={open} onClick={() => setOpen(!open)}>
           <span aria-hidden="true">{open ? '▾' : '▸'}</span> <strong>{tool.name || t('tools.unnamed')}</strong>
           {issues ? <span className="badge badge-error">{issues}</span> : null}
         </button>
         <div className="inline">
-          <button type="button" className="secondary small" id={`test-tool-${index}`} aria-pressed={testing} onClick={() => setTesting(!testing)}>
+          <button
+            type="button"
+            className="secondary small"
+            id={`test-tool-${index}`}
+            aria-pressed={testing}
+            onClick={() => setTesting(!testing)}
+          >
             {t('tester.open')}
           </button>
           <button type="button" className="secondary small" onClick={() => edit(['tools', index], undefined)}>
@@ -47,7 +56,12 @@ export function ToolCard({ config, tool, index, edit }: ToolCardProps) {
         <TemplateTargetProvider>
           <PointerIssues pointer={base} />
           <div className="grid-2">
-            <TextField pointer={`${base}/name`} label={t('tools.name')} value={tool.name} onChange={(v) => set('name', v)} />
+            <TextField
+              pointer={`${base}/name`}
+              label={t('tools.name')}
+              value={tool.name}
+              onChange={(v) => set('name', v)}
+            />
             <div className="grid-2">
               <SelectField
                 pointer={`${base}/type`}
@@ -80,7 +94,11 @@ export function ToolCard({ config, tool, index, edit }: ToolCardProps) {
             onChange={(v) => set('description', v)}
           />
           {isClient ? <p className="help">{t('tools.clientHelp')}</p> : null}
-          <ParameterBuilder pointer={`${base}/parameters`} value={tool.parameters} onChange={(v) => set('parameters', v)} />
+          <ParameterBuilder
+            pointer={`${base}/parameters`}
+            value={tool.parameters}
+            onChange={(v) => set('parameters', v)}
+          />
           {isClient ? null : (
             <>
               <EndpointEditor config={config} index={index} edit={edit} />

@@ -18,7 +18,10 @@ export function ToolTester({ config, tool }: { config: AgentConfig; tool: ToolCo
   const rows = schemaToRows(tool.parameters);
   const [args, setArgs] = useState<Record<string, string>>(() =>
     Object.fromEntries(
-      Object.entries(exampleArguments(tool.parameters)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      Object.entries(exampleArguments(tool.parameters)).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? v : JSON.stringify(v),
+      ]),
     ),
   );
   const [result, setResult] = useState<ToolTestResult>();
@@ -48,23 +51,35 @@ export function ToolTester({ config, tool }: { config: AgentConfig; tool: ToolCo
   };
   const prefix = `tester-${tool.name}`;
   return (
-    <div className="tool-tester" aria-label={t('tester.title')}>
+    <section className="tool-tester" aria-label={t('tester.title')}>
       <h4>{t('tester.title')}</h4>
       {rows.length === 0 ? <p className="help">{t('tester.noArgs')}</p> : null}
       <div className="grid-2">
         {rows.map((row) => (
           <div className="field" key={row.name}>
             <label htmlFor={`${prefix}-${row.name}`}>
-              {row.name} <span className="muted">{row.type}{row.required ? ' *' : ''}</span>
+              {row.name}{' '}
+              <span className="muted">
+                {row.type}
+                {row.required ? ' *' : ''}
+              </span>
             </label>
             {row.enumValues.length > 0 ? (
-              <select id={`${prefix}-${row.name}`} value={args[row.name] ?? ''} onChange={(e) => setArgs({ ...args, [row.name]: e.target.value })}>
+              <select
+                id={`${prefix}-${row.name}`}
+                value={args[row.name] ?? ''}
+                onChange={(e) => setArgs({ ...args, [row.name]: e.target.value })}
+              >
                 {row.enumValues.map((v) => (
                   <option key={v}>{v}</option>
                 ))}
               </select>
             ) : (
-              <input id={`${prefix}-${row.name}`} value={args[row.name] ?? ''} onChange={(e) => setArgs({ ...args, [row.name]: e.target.value })} />
+              <input
+                id={`${prefix}-${row.name}`}
+                value={args[row.name] ?? ''}
+                onChange={(e) => setArgs({ ...args, [row.name]: e.target.value })}
+              />
             )}
           </div>
         ))}
@@ -78,9 +93,13 @@ export function ToolTester({ config, tool }: { config: AgentConfig; tool: ToolCo
         </button>
         {busy ? <span role="status">{t('common.loading')}</span> : null}
       </div>
-      {error instanceof ApiError && error.problem.errors ? <IssueList issues={error.problem.errors} /> : <ErrorBanner error={error} />}
+      {error instanceof ApiError && error.problem.errors ? (
+        <IssueList issues={error.problem.errors} />
+      ) : (
+        <ErrorBanner error={error} />
+      )}
       {result ? <TestResult result={result} /> : null}
-    </div>
+    </section>
   );
 }
 
@@ -107,13 +126,15 @@ function TestResult({ result }: { result: ToolTestResult }) {
           </tbody>
         </table>
       ) : null}
-      {request.body !== undefined && request.body !== null ? <JsonBlock value={request.body} label={t('tester.request')} /> : null}
+      {request.body !== undefined && request.body !== null ? (
+        <JsonBlock value={request.body} label={t('tester.request')} />
+      ) : null}
       {response ? (
         <>
           <h5>{t('tester.response')}</h5>
           <p className="inline">
             <span className={`badge ${response.is_error ? 'badge-error' : 'badge-ok'}`} id="tester-status">
-              {response.status}
+              {response.status ?? '—'}
             </span>
             <span>{t('tester.duration', { ms: response.duration_ms })}</span>
             {response.is_error ? <span className="badge badge-error">{t('trace.error')}</span> : null}

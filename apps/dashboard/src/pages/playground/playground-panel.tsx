@@ -63,7 +63,8 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
     setInput('');
     const index = turns.length;
     setTurns((all) => [...all, { user: content }]);
-    const update = (patch: Partial<Turn>) => setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...patch } : turn)));
+    const update = (patch: Partial<Turn>) =>
+      setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...patch } : turn)));
     try {
       await pollingTransport.send(current.conversationId, content, (run) => update({ run }));
     } catch (e) {
@@ -83,7 +84,9 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
         {session ? (
           <span className="muted" id="playground-session">
             {t('playground.session', { version: session.version })}{' '}
-            <a href={routeHref({ name: 'conversation', id: session.conversationId })}>{t('playground.openTranscript')}</a>
+            <a href={routeHref({ name: 'conversation', id: session.conversationId })}>
+              {t('playground.openTranscript')}
+            </a>
           </span>
         ) : (
           <span className="muted">{t('playground.help')}</span>

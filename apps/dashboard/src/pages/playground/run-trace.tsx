@@ -8,12 +8,18 @@ export function RunTrace({ run }: { run: Run }) {
   const calls = new Map(run.tool_calls.map((c) => [c.id, c]));
   const shown = new Set<string>();
   return (
-    <div className="trace" aria-label={t('trace.title')}>
+    <section className="trace" aria-label={t('trace.title')}>
       <p className="trace-meta">
-        <span className={`badge ${run.status === 'completed' ? 'badge-ok' : run.status === 'failed' ? 'badge-error' : ''}`}>{run.status}</span>
+        <span
+          className={`badge ${run.status === 'completed' ? 'badge-ok' : run.status === 'failed' ? 'badge-error' : ''}`}
+        >
+          {run.status}
+        </span>
         <span>{t('trace.tokens', { input: run.meta.input_tokens, output: run.meta.output_tokens })}</span>
         <span>{t('trace.toolCalls', { n: run.meta.tool_call_count })}</span>
-        {run.meta.latency_ms !== null ? <span>{t('trace.latency', { ms: run.meta.latency_ms })}</span> : null}
+        {run.meta.latency_ms !== null ? (
+          <span>{t('trace.latency', { ms: Math.round(run.meta.latency_ms) })}</span>
+        ) : null}
       </p>
       {run.error ? (
         <p className="issues" role="alert">
@@ -26,7 +32,7 @@ export function RunTrace({ run }: { run: Run }) {
             <p className="step-head">
               <strong>{t('trace.step', { n: step.index + 1 })}</strong>
               <span>{t('trace.tokens', { input: step.usage.inputTokens, output: step.usage.outputTokens })}</span>
-              <span>{t('trace.modelLatency', { ms: step.modelLatencyMs })}</span>
+              <span>{t('trace.modelLatency', { ms: Math.round(step.modelLatencyMs) })}</span>
               <span className="muted">{step.finishReason}</span>
             </p>
             {step.toolCalls.map((tc) => {
@@ -53,7 +59,7 @@ export function RunTrace({ run }: { run: Run }) {
         .map((c) => (
           <ToolCallView key={c.id} name={c.name} args={c.arguments} output={c.output} isError={c.is_error} />
         ))}
-    </div>
+    </section>
   );
 }
 
@@ -71,8 +77,8 @@ export function ToolCallView({ name, args, output, isError, durationMs, errorCod
   return (
     <div className={`tool-call${isError ? ' tool-call-error' : ''}`}>
       <p className="tool-call-head">
-        <span className="chip chip-parameter">🔧 {name}</span>
-        {durationMs !== undefined ? <span>{t('trace.duration', { ms: durationMs })}</span> : null}
+        <span className="chip chip-parameter">{name}</span>
+        {durationMs !== undefined ? <span>{t('trace.duration', { ms: Math.round(durationMs) })}</span> : null}
         {isError ? <span className="badge badge-error">{errorCode ?? t('trace.error')}</span> : null}
       </p>
       <div className="grid-2">

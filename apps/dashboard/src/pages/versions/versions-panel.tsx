@@ -35,6 +35,7 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
     }
   }, [agentId]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey is how the editor asks for a reload after a save
   useEffect(() => {
     reload();
   }, [reload, refreshKey]);
@@ -95,20 +96,36 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
             {versions.map((v) => (
               <tr key={v.version} data-version={v.version}>
                 <td>v{v.version}</td>
-                <td>{v.published ? <span className="badge badge-ok">{t('versions.published')}</span> : <span className="badge">{t('versions.draft')}</span>}</td>
+                <td>
+                  {v.published ? (
+                    <span className="badge badge-ok">{t('versions.published')}</span>
+                  ) : (
+                    <span className="badge">{t('versions.draft')}</span>
+                  )}
+                </td>
                 <td>
                   <code title={v.content_hash}>{v.content_hash.slice(0, 12)}</code>
                 </td>
                 <td>{date.format(new Date(v.created_at))}</td>
-                <td className="inline">
-                  {v.published ? null : (
-                    <button type="button" className="small" id={`publish-v${v.version}`} disabled={busy !== undefined} onClick={() => publish(v.version)}>
-                      {published !== undefined && v.version < published ? t('versions.rollback') : t('versions.publish')}
+                <td>
+                  <div className="inline">
+                    {v.published ? null : (
+                      <button
+                        type="button"
+                        className="small"
+                        id={`publish-v${v.version}`}
+                        disabled={busy !== undefined}
+                        onClick={() => publish(v.version)}
+                      >
+                        {published !== undefined && v.version < published
+                          ? t('versions.rollback')
+                          : t('versions.publish')}
+                      </button>
+                    )}
+                    <button type="button" className="secondary small" onClick={() => load(v.version)}>
+                      {t('versions.load')}
                     </button>
-                  )}
-                  <button type="button" className="secondary small" onClick={() => load(v.version)}>
-                    {t('versions.load')}
-                  </button>
+                  </div>
                 </td>
               </tr>
             ))}

@@ -1,0 +1,228 @@
+import { AppError } from '@agentry/errors';
+import type { Message } from '@agentry/llm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../database.ts';
+import { newId } from '../ids.ts';
+import { messages, type RunStatus, runs, toolCalls } from '../schema.ts';
+import type { Run } from './conversations.ts';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type ToolCallRecord = typeof toolCalls.$inferSelect;
+
+/** Thrown when an attempt's fencing number is no longer current: a newer attempt owns the run. */
+export function staleAttempt(runId: string): AppError {
+  return new AppError({
+    code: 'stale_attempt',
+    message: `Run ${runId} is owned by a newer attempt; this attempt stops without writing`,
+    category: 'system',
+    retryable: false,
+  });
+}
+
+const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
+
+/**
+ * Starts an attempt: takes the next fencing number and marks the run running. Undefined when the
+ * run is gone or already finished.
+ */
+export async function claimRun(db: Db, runId: string): Promise<Run | undefined> {
+  const [run] = await db
+    .update(runs)
+    .set({
+      fence: sql`${runs.fence} + 1`,
+      status: 'running',
+      startedAt: sql`coalesce(${runs.startedAt}, now())`,
+      heartbeatAt: sql`now()`,
+    })
+    .where(and(eq(runs.id, runId), inArray(runs.status, ACTIVE)))
+    .returning();
+  return run;
+}
+
+/** Locks the run row and checks the fence; every fenced write starts with this. */
+async function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> = {}): Promise<void> {
+  const rows = await tx
+    .update(runs)
+    .set({ heartbeatAt: sql`now()`, ...update })
+    .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
+    .returning({ id: runs.id });
+  if (rows.length === 0) throw staleAttempt(runId);
+}
+
+async function nextSeq(tx: Tx, conversationId: string): Promise<number> {
+  const [last] = await tx
+    .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0)` })
+    .from(messages)
+    .where(eq(messages.conversationId, conversationId));
+  return Number(last?.seq ?? 0) + 1;
+}
+
+/**
+ * A checkpoint: appends messages and updates the run in one transaction, only while `fence` is
+ * current.
+ */
+export async function checkpointRun(
+  db: Db,
+  run: Pick<Run, 'id' | 'tenantId' | 'conversationId'>,
+  fence: number,
+  list: Message[],
+  update: Partial<Omit<Run, 'id' | 'tenantId' | 'conversationId' | 'fence'>> = {},
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await assertFence(tx, run.id, fence, update);
+    if (list.length === 0) return;
+    const start = await nextSeq(tx, run.conversationId);
+    await tx.insert(messages).values(
+      list.map((m, i) => ({
+        id: newId(),
+        tenantId: run.tenantId,
+        conversationId: run.conversationId,
+        runId: run.id,
+        seq: start + i,
+        role: m.role,
+        content: m.content,
+      })),
+    );
+  });
+}
+
+/** Keeps the run's heartbeat fresh; false when the attempt is stale. */
+export async function heartbeatRun(db: Db, runId: string, fence: number): Promise<boolean> {
+  const rows = await db
+    .update(runs)
+    .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
+    .returning({ id: runs.id });
+  return rows.length > 0;
+}
+
+/**
+ * Records a tool call as started unless it already was; returns the record as it stands, so the
+ * caller sees a completed result from an earlier attempt instead of sending again.
+ */
+export async function startToolCall(
+  db: Db,
+  input: { runId: string; tenantId: string; toolCallId: string; name: string; idempotencyKey: string },
+  fence: number,
+): Promise<{ record: ToolCallRecord; created: boolean }> {
+  return db.transaction(async (tx) => {
+    await assertFence(tx, input.runId, fence);
+    const inserted = await tx
+      .insert(toolCalls)
+      .values({ ...input, status: 'started' })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted[0]) return { record: inserted[0], created: true };
+    const [existing] = await tx
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.runId, input.runId), eq(toolCalls.toolCallId, input.toolCallId)));
+    return { record: existing!, created: false };
+  });
+}
+
+export async function completeToolCall(
+  db: Db,
+  key: { runId: string; toolCallId: string },
+  fence: number,
+  result: { output: unknown; isError: boolean; errorCode?: string },
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await assertFence(tx, key.runId, fence);
+    await tx
+      .update(toolCalls)
+      .set({
+        status: 'completed',
+        output: result.output,
+        isError: result.isError,
+        errorCode: result.errorCode ?? null,
+        completedAt: sql`now()`,
+      })
+      .where(and(eq(toolCalls.runId, key.runId), eq(toolCalls.toolCallId, key.toolCallId)));
+  });
+}
+
+/** Ends the run with `status` while the fence is current; false when stale or already final. */
+export async function finishRunFenced(
+  db: Db,
+  runId: string,
+  fence: number,
+  update: { status: RunStatus; error?: Run['error']; usage?: Run['usage']; toolCallCount?: number },
+): Promise<boolean> {
+  const rows = await db
+    .update(runs)
+    .set({ ...update, finishedAt: sql`now()`, heartbeatAt: sql`now()` })
+    .where(and(eq(runs.id, runId), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
+    .returning({ id: runs.id });
+  return rows.length > 0;
+}
+
+/** Ends a run that no attempt holds (cancelled while queued, swept after a timeout). */
+export async function finishRunUnfenced(
+  db: Db,
+  runId: string,
+  update: { status: RunStatus; error?: Run['error'] },
+): Promise<boolean> {
+  const rows = await db
+    .update(runs)
+    .set({ ...update, finishedAt: sql`now()`, fence: sql`${runs.fence} + 1` })
+    .where(and(eq(runs.id, runId), inArray(runs.status, ACTIVE)))
+    .returning({ id: runs.id });
+  return rows.length > 0;
+}
+
+/** Writes a waiting run's deferred user message into the transcript (first attempt only). */
+export async function writePendingInput(db: Db, run: Run, fence: number): Promise<void> {
+  if (!run.pendingInput) return;
+  await db.transaction(async (tx) => {
+    await assertFence(tx, run.id, fence, { pendingInput: null });
+    const seq = await nextSeq(tx, run.conversationId);
+    const [message] = await tx
+      .insert(messages)
+      .values({
+        id: newId(),
+        tenantId: run.tenantId,
+        conversationId: run.conversationId,
+        runId: run.id,
+        seq,
+        role: 'user',
+        content: run.pendingInput!,
+      })
+      .returning({ id: messages.id });
+    await tx.update(runs).set({ inputMessageId: message!.id }).where(eq(runs.id, run.id));
+  });
+}
+
+/** The conversation's active runs, oldest first. */
+export async function activeRuns(db: Db | Tx, conversationId: string): Promise<Run[]> {
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ACTIVE)))
+    .orderBy(asc(runs.createdAt), asc(runs.id));
+}
+
+/** Marks a run for cancellation; returns the run as it is now (undefined when not the tenant's). */
+export async function requestCancel(db: Db, tenantId: string, runId: string): Promise<Run | undefined> {
+  const [run] = await db
+    .update(runs)
+    .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
+    .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)))
+    .returning();
+  return run;
+}
+
+/** Runs that look abandoned: active, but without a heartbeat since `before` (or never started). */
+export async function staleRuns(db: Db, before: Date, limit = 100): Promise<Run[]> {
+  return db
+    .select()
+    .from(runs)
+    .where(
+      and(
+        inArray(runs.status, ['running', 'queued']),
+        sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt}) < ${before}`,
+      ),
+    )
+    .orderBy(asc(runs.createdAt))
+    .limit(limit);
+}
