@@ -61,6 +61,37 @@ describe('runAgent', () => {
     expect(seen).toEqual([['assistant', 'tool'], ['assistant']]);
   });
 
+  it('hands over the model’s message before its tools run, as the first message of the step', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Cold.' },
+    ]);
+    const order: string[] = [];
+    let early: unknown;
+    await runAgent({
+      model,
+      tools: {
+        definitions: () => weather.definitions(),
+        execute: async (call, options) => {
+          order.push('tool');
+          return weather.execute(call, options);
+        },
+      },
+      system: '',
+      history,
+      maxSteps: 5,
+      onModelResponse: async (message, step) => {
+        order.push(`model:${step}`);
+        early = message;
+      },
+      onStep: async (messages) => {
+        order.push('step');
+        expect(messages[0]).toBe(early);
+      },
+    });
+    expect(order).toEqual(['model:0', 'tool', 'step', 'model:1', 'step']);
+  });
+
   it('reports a model failure as status failed with a serialised error, never a throw', async () => {
     const model = createScriptedModel([{ error: new Error('boom') }]);
     const log = eventLog();

@@ -60,6 +60,11 @@ export interface AgentRunOptions {
   traceId?: string;
   signal?: AbortSignal;
   onEvent?: EventSink;
+  /**
+   * Called with the model's message as soon as it is complete, before its tool calls run. The same
+   * message object is the first of the step's messages passed to `onStep`.
+   */
+  onModelResponse?: (message: Message, step: number) => Promise<void>;
   /** Called after every step with the messages it produced: the place to persist a checkpoint. */
   onStep?: (messages: Message[], step: StepRecord) => Promise<void>;
 }

@@ -36,6 +36,8 @@ export async function runStep(state: LoopState, index: number): Promise<Stop | u
   state.usage = addUsage(state.usage, response.usage);
   state.prompt.recordUsage(response.usage);
   const assistant: Message = { role: 'assistant', content: response.content };
+  // Persisted before any tool runs: a resumed run replays this output instead of asking again.
+  await options.onModelResponse?.(assistant, index);
   const calls = toolCallsOf(assistant);
   const outcome =
     calls.length > 0 ? await handleToolCalls(state, index, calls) : await handleAnswer(state, index, assistant);

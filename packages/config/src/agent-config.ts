@@ -64,6 +64,8 @@ export interface ToolConfig {
   parameters?: ParametersSchema;
   endpoint?: EndpointConfig;
   response?: ResponseConfig;
+  /** Default: true for GET, HEAD, PUT and DELETE. */
+  idempotent?: boolean;
   retries?: number;
 }
 

@@ -76,6 +76,7 @@ export function compileTool(
       definition,
       method: tool.endpoint?.method ?? 'GET',
       timeoutMs: timeoutSeconds === undefined ? options.defaultTimeoutMs : Math.round(timeoutSeconds * 1000),
+      idempotent: tool.idempotent ?? idempotentMethods.has(tool.endpoint?.method ?? 'GET'),
       retries: tool.retries ?? 0,
       approval: tool.approval ?? 'never',
       secretNames: request?.secrets ?? [],

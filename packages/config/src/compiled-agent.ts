@@ -37,6 +37,8 @@ export interface CompiledTool {
   definition: ToolDefinition;
   method: HttpMethod;
   timeoutMs: number;
+  /** Safe to send twice (re-sent with the same Idempotency-Key when a crash left its outcome unknown). */
+  idempotent: boolean;
   retries: number;
   approval: 'never' | 'always';
   response: { maxBytes: number; fields?: string[]; ephemeral?: number };

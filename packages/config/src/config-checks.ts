@@ -108,12 +108,13 @@ function toolIssues(tool: Json, i: number): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const endpoint = isObject(tool.endpoint) ? tool.endpoint : undefined;
   const method = typeof endpoint?.method === 'string' ? endpoint.method : 'GET';
-  if (typeof tool.retries === 'number' && tool.retries > 0 && !idempotent.has(method)) {
+  const declaredIdempotent = typeof tool.idempotent === 'boolean' ? tool.idempotent : idempotent.has(method);
+  if (typeof tool.retries === 'number' && tool.retries > 0 && !declaredIdempotent) {
     issues.push({
       path: pointer('tools', i, 'retries'),
       code: 'retries_not_idempotent',
       message: `tools[${i}] retries a ${method} request, which could repeat its effect (e.g. create two records)`,
-      hint: 'retries are only allowed for GET, HEAD, PUT and DELETE',
+      hint: 'retries are only allowed for GET, HEAD, PUT and DELETE, or a tool declared `"idempotent": true`',
     });
   }
   if (tool.type === 'client' && endpoint) {

@@ -31,6 +31,8 @@ export interface HttpToolExecutorOptions {
   /** Most bytes read from one response before the download is stopped (default 1 MiB). */
   maxResponseBytes?: number;
   onRequest?: (info: RequestInfo) => void;
+  /** Sent as `Idempotency-Key` (unless the tool's config sets that header) so endpoints can dedupe retries. */
+  idempotencyKey?: (call: ToolCallPart) => string;
 }
 
 const defaultMaxResponseBytes = 1024 * 1024;
@@ -109,6 +111,10 @@ async function execute(
   } catch (error) {
     if (!isAppError(error)) throw error;
     return errorResult(error.code, error.message, error.issues ? { issues: error.issues } : {});
+  }
+  const key = options.idempotencyKey?.(call);
+  if (key && !Object.keys(request.headers).some((h) => h.toLowerCase() === 'idempotency-key')) {
+    request = { ...request, headers: { ...request.headers, 'Idempotency-Key': key } };
   }
   return send(tool, request, options, signal);
 }
