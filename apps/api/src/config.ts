@@ -29,6 +29,8 @@ export interface ApiConfig {
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;
   workerConcurrency: number;
+  /** Runs of one tenant executing at once (embedded worker). */
+  tenantConcurrency: number;
 }
 
 /**
@@ -63,5 +65,6 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     runWaitMs: envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
+    tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
   };
 }

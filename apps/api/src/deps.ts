@@ -1,6 +1,6 @@
 import type { Db } from '@agentry/db';
 import type { JobQueue } from '@agentry/queue';
-import type { RunEventBus } from '@agentry/run-events';
+import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { ModelProviderSettings } from '@agentry/runner';
 import type { Logger } from 'pino';
 
@@ -10,6 +10,7 @@ export interface ApiDeps {
   pingDatabase(): Promise<void>;
   queue: JobQueue;
   events: RunEventBus;
+  control: RunControl;
   models: ModelProviderSettings;
   platformAdminToken?: string;
   /** How long `POST …/messages` waits for the run before answering 202. */

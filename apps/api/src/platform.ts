@@ -4,13 +4,24 @@ import { type Database, openDatabase } from '@agentry/db';
 import {
   createBullQueue,
   createInProcessQueue,
+  createMemoryTenantSlots,
+  createRedisTenantSlots,
+  type Job,
   type JobQueue,
   type JobWorker,
   jobRetryPolicy,
   startBullWorker,
+  type TenantSlots,
 } from '@agentry/queue';
-import { createMemoryBus, createRedisBus, type RunEventBus } from '@agentry/run-events';
-import { executeRun } from '@agentry/runner';
+import {
+  createMemoryBus,
+  createMemoryRunControl,
+  createRedisBus,
+  createRedisRunControl,
+  type RunControl,
+  type RunEventBus,
+} from '@agentry/run-events';
+import { createRunProcessor, type RunProcessor } from '@agentry/runner';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -43,21 +54,27 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const inProcess = bullOptions ? undefined : createInProcessQueue();
   const queue: JobQueue = bullOptions ? createBullQueue(bullOptions) : inProcess!;
   const events: RunEventBus = bullOptions ? createRedisBus(bullOptions) : createMemoryBus();
+  const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
 
   let worker: JobWorker | undefined;
+  let processor: RunProcessor | undefined;
+  let slots: TenantSlots | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
-    const handler = (job: Parameters<typeof executeRun>[1]) =>
-      executeRun(
-        {
-          db: database.db,
-          models: config.models,
-          maxAttempts: jobRetryPolicy.attempts,
-          events,
-          log: (level, message, fields) => runLogger[level](fields, message),
-        },
-        job,
-      );
+    slots = bullOptions
+      ? createRedisTenantSlots({ ...bullOptions, perTenant: config.tenantConcurrency })
+      : createMemoryTenantSlots({ perTenant: config.tenantConcurrency });
+    processor = createRunProcessor({
+      db: database.db,
+      models: config.models,
+      maxAttempts: jobRetryPolicy.attempts,
+      events,
+      control,
+      slots,
+      enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
+      log: (level, message, fields) => runLogger[level](fields, message),
+    });
+    const handler = (job: Job) => processor!.process(job);
     worker = inProcess
       ? inProcess.startWorker(handler, { concurrency: config.workerConcurrency })
       : startBullWorker(bullOptions!, handler, { concurrency: config.workerConcurrency });
@@ -68,6 +85,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     pingDatabase: database.ping,
     queue,
     events,
+    control,
     models: config.models,
     ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
     runWaitMs: config.runWaitMs,
@@ -89,7 +107,10 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     logger,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await worker?.close();
+      await Promise.all([processor?.shutdown(5000), worker?.close()]);
+      processor?.close();
+      await slots?.close();
+      await control.close();
       await queue.close();
       await events.close();
       await database.close();

@@ -15,6 +15,8 @@ export interface WorkerConfig {
   redisUrl: string;
   queuePrefix: string;
   concurrency: number;
+  /** Runs of one tenant executing at once across all workers. */
+  tenantConcurrency: number;
   models: ModelProviderSettings;
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownDeadlineMs: number;
@@ -31,6 +33,7 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     redisUrl,
     queuePrefix: envString(env, 'QUEUE_PREFIX') ?? 'agentry',
     concurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
+    tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
     models: modelSettingsFromEnv(env),
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownDeadlineMs: envInt(env, 'SHUTDOWN_DEADLINE_MS', 25_000, [1000, 600_000]),

@@ -1,7 +1,7 @@
 import { openDatabase } from '@agentry/db';
-import { jobRetryPolicy, startBullWorker } from '@agentry/queue';
-import { createRedisBus } from '@agentry/run-events';
-import { EnvError, executeRun } from '@agentry/runner';
+import { createBullQueue, createRedisTenantSlots, jobRetryPolicy, startBullWorker } from '@agentry/queue';
+import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
+import { createRunProcessor, EnvError } from '@agentry/runner';
 import pino from 'pino';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
 
@@ -22,38 +22,42 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
   const database = await openDatabase({ kind: 'postgres', url: config.databaseUrl });
-  const events = createRedisBus({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
-  const worker = startBullWorker(
-    { redisUrl: config.redisUrl, prefix: config.queuePrefix },
-    (job) =>
-      executeRun(
-        {
-          db: database.db,
-          models: config.models,
-          maxAttempts: jobRetryPolicy.attempts,
-          events,
-          log: (level, message, fields) => logger[level](fields, message),
-        },
-        job,
-      ),
-    { concurrency: config.concurrency },
-  );
+  const redis = { redisUrl: config.redisUrl, prefix: config.queuePrefix };
+  const events = createRedisBus(redis);
+  const control = createRedisRunControl(redis);
+  const slots = createRedisTenantSlots({ ...redis, perTenant: config.tenantConcurrency });
+  const queue = createBullQueue(redis);
+  const processor = createRunProcessor({
+    db: database.db,
+    models: config.models,
+    maxAttempts: jobRetryPolicy.attempts,
+    events,
+    control,
+    slots,
+    enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
+    log: (level, message, fields) => logger[level](fields, message),
+  });
+  const worker = startBullWorker(redis, (job) => processor.process(job), { concurrency: config.concurrency });
   logger.info({ concurrency: config.concurrency }, 'worker started');
 
-  const shutdown = (signal: string) => {
+  const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), config.shutdownDeadlineMs).unref();
-    worker
-      .close()
-      .then(() => events.close())
-      .then(() => database.close())
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+    try {
+      // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
+      await Promise.all([processor.shutdown(config.shutdownDeadlineMs - 1000), worker.close()]);
+      processor.close();
+      await Promise.all([queue.close(), slots.close(), control.close(), events.close()]);
+      await database.close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 await main();

@@ -1,23 +1,25 @@
-import { type AgentRunResult, runAgent } from '@agentry/agent';
-import { type CompiledAgent, compileAgent, loadAgentConfig, modelVisibleContext } from '@agentry/config';
+import { type AgentRunResult, runAgent, type ToolExecutor } from '@agentry/agent';
 import {
-  appendRunMessages,
+  activeRuns,
+  checkpointRun,
+  claimRun,
   type Db,
-  getAgentVersion,
-  getConversation,
+  FINAL_RUN_STATUSES,
+  finishRunFenced,
   getRunForWorker,
+  heartbeatRun,
   listMessages,
   type Run,
-  type RunStatus,
-  updateRun,
+  writePendingInput,
 } from '@agentry/db';
-import { AppError, toAppError } from '@agentry/errors';
-import { createHttpToolExecutor } from '@agentry/http-tools';
-import type { Message } from '@agentry/llm';
-import type { Job } from '@agentry/queue';
-import type { RunEventBus } from '@agentry/run-events';
-import { createModel, type ModelProviderSettings, resolveModel } from './model-settings.ts';
-import { systemContext } from './system-context.ts';
+import { toAppError } from '@agentry/errors';
+import { addUsage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from '@agentry/llm';
+import { type Job, Requeue, type TenantSlots } from '@agentry/queue';
+import type { RunControl, RunEventBus } from '@agentry/run-events';
+import type { ModelProviderSettings } from './model-settings.ts';
+import { createRecordingExecutor } from './recording-executor.ts';
+import { type RunOutcome, runOutcome } from './run-outcome.ts';
+import { contextWindowFor, setUpRun } from './run-setup.ts';
 
 export interface RunExecutorDeps {
   db: Db;
@@ -27,130 +29,259 @@ export interface RunExecutorDeps {
   fetch?: typeof fetch;
   /** Where run events go (SSE relays read them); omitted = events are dropped. */
   events?: RunEventBus;
+  /** Cancellation requests from the API. */
+  control?: RunControl;
+  /** Per-tenant concurrency cap; omitted = no cap. */
+  slots?: TenantSlots;
+  /** Queues a run (the next one of a conversation once the current one ends). */
+  enqueue?: (runId: string, tenantId: string) => Promise<void>;
+  heartbeatMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
 }
 
-const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
+export interface RunProcessor {
+  process(job: Job): Promise<void>;
+  /** Stops running loops at their next checkpoint (hard stop after `deadlineMs`); their jobs go back to the queue. */
+  shutdown(deadlineMs: number): Promise<void>;
+  close(): void;
+}
+
+type StopReason = 'cancel' | 'shutdown' | 'stale';
 
 /**
- * Runs one queued run to its end: loads the pinned agent version and the conversation, runs the
- * agent loop, and commits messages after every step. Safe to call again for the same run (a
- * finished run is left alone). Retryable failures are rethrown while attempts remain.
+ * The worker side of a run, for BullMQ and the in-process runner alike.
+ *
+ * Guarantees: each attempt takes a fencing number and every write checks it, so an attempt that
+ * lost its job lock cannot write; the model's message is stored before its tools run and each
+ * step's results after them, so a resumed attempt replays, never re-asks or re-sends; cancellation
+ * aborts the model stream and pending tools.
  *
  * @example
- * queue.startWorker((job) => executeRun(deps, job));
+ * const processor = createRunProcessor(deps);
+ * queue.startWorker((job) => processor.process(job));
  */
-export async function executeRun(deps: RunExecutorDeps, job: Job): Promise<void> {
-  const run = await getRunForWorker(deps.db, job.data.runId);
-  if (!run || FINAL_STATUSES.has(run.status)) return;
+export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
+  const active = new Map<string, AbortController>();
+  let stopping = false;
+  const unsubscribe = deps.control?.onCancel((runId) => active.get(runId)?.abort('cancel' satisfies StopReason));
   const log = deps.log ?? (() => {});
-  const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt };
-  try {
-    await updateRun(deps.db, run.tenantId, run.id, { status: 'running', startedAt: run.startedAt ?? new Date() });
-    await deps.events?.publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
-    const result = await runLoaded(deps, run);
-    const status = await finishRun(deps.db, run, result);
-    await deps.events?.publish(run.id, { type: 'run-status', status, final: true });
-    log('info', 'run finished', { ...fields, status: result.status, steps: result.steps.length });
-  } catch (error) {
-    const appError = toAppError(error);
-    if (appError.isRetryable && job.attempt < deps.maxAttempts) {
-      log('warn', 'run attempt failed, will retry', { ...fields, code: appError.code });
-      throw appError;
+
+  return {
+    process: (job) => processJob(job),
+    async shutdown(deadlineMs) {
+      stopping = true;
+      // Let running steps reach their checkpoint, then cut what is still running.
+      const until = Date.now() + deadlineMs * 0.8;
+      while (active.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      for (const controller of active.values()) controller.abort('shutdown' satisfies StopReason);
+    },
+    close() {
+      unsubscribe?.();
+    },
+  };
+
+  async function processJob(job: Job): Promise<void> {
+    if (stopping) throw new Requeue(0, 'worker shutting down');
+    const run = await getRunForWorker(deps.db, job.data.runId);
+    if (!run || FINAL_RUN_STATUSES.includes(run.status)) return;
+    // One active run per conversation, oldest first: a later message waits for the earlier run.
+    const [first] = await activeRuns(deps.db, run.conversationId);
+    if (first && first.id !== run.id) throw new Requeue(500, 'an earlier run of this conversation is still active');
+    if (deps.slots && !(await deps.slots.acquire(run.tenantId, run.id))) {
+      throw new Requeue(250, 'tenant at its concurrency cap');
     }
-    log('error', 'run failed', { ...fields, code: appError.code, cause: String(appError.cause ?? '') });
-    await updateRun(deps.db, run.tenantId, run.id, {
-      status: 'failed',
-      error: appError.toJSON(),
-      finishedAt: new Date(),
+    try {
+      await attempt(job);
+    } finally {
+      await deps.slots?.release(run.tenantId, run.id);
+    }
+  }
+
+  async function attempt(job: Job): Promise<void> {
+    const run = await claimRun(deps.db, job.data.runId);
+    if (!run) return; // finished already, or deleted
+    const fence = run.fence;
+    const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt, fence };
+    const controller = new AbortController();
+    active.set(run.id, controller);
+    const beat = setInterval(() => {
+      void heartbeatRun(deps.db, run.id, fence).then((current) => {
+        if (!current) controller.abort('stale' satisfies StopReason);
+      });
+      void deps.slots?.refresh(run.tenantId, run.id);
+    }, deps.heartbeatMs ?? 10_000);
+    beat.unref();
+    try {
+      if (run.cancelRequestedAt) {
+        await finish(run, fence, { status: 'cancelled' });
+        return;
+      }
+      await publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
+      await writePendingInput(deps.db, run, fence);
+      const result = await runLoop(run, fence, controller.signal);
+      const reason = controller.signal.reason as StopReason | undefined;
+      if (result.status === 'cancelled' && reason === 'shutdown') throw new Requeue(0, 'worker shutting down');
+      if (result.status === 'cancelled' && reason === 'stale') return;
+      const outcome = runOutcome(result);
+      await finish(run, fence, outcome, {
+        usage: addUsage(run.usage, result.usage),
+        toolCallCount: run.toolCallCount + result.toolCallCount,
+      });
+      log('info', 'run finished', { ...fields, status: outcome.status, steps: result.steps.length });
+    } catch (error) {
+      if (error instanceof Requeue) throw error;
+      const appError = toAppError(error);
+      if (appError.code === 'stale_attempt') {
+        log('warn', 'stale attempt stopped', fields);
+        return;
+      }
+      if (appError.isRetryable && job.attempt < deps.maxAttempts) {
+        log('warn', 'run attempt failed, will retry', { ...fields, code: appError.code });
+        throw appError;
+      }
+      log('error', 'run failed', { ...fields, code: appError.code, cause: String(appError.cause ?? '') });
+      await finish(run, fence, { status: 'failed', error: appError.toJSON() });
+      if (!appError.isRetryable) throw appError;
+    } finally {
+      clearInterval(beat);
+      active.delete(run.id);
+    }
+  }
+
+  async function runLoop(run: Run, fence: number, signal: AbortSignal): Promise<AgentRunResult> {
+    const setup = await setUpRun(deps.db, run, deps.models, deps.fetch);
+    const { agent } = setup;
+    const tools = createRecordingExecutor({
+      inner: setup.http,
+      db: deps.db,
+      run,
+      fence,
+      isIdempotent: (name) => agent.tools.find((t) => t.name === name)?.idempotent ?? false,
     });
-    await deps.events?.publish(run.id, {
+    const history = await resumeHistory(run, fence, tools, signal);
+    if (history === 'done') return doneResult();
+    let steps = run.steps;
+    let usage: Usage = run.usage;
+    let stored: Message | undefined;
+    return runAgent({
+      model: setup.model,
+      tools,
+      system: setup.system,
+      history,
+      maxSteps: Math.max(1, agent.limits.maxSteps - run.steps.length),
+      maxToolCalls: Math.max(1, agent.limits.maxToolCalls - run.toolCallCount),
+      maxTokens: agent.limits.maxTokens,
+      timeoutMs: Math.max(1000, agent.limits.runTimeoutMs - (Date.now() - (run.startedAt ?? run.createdAt).getTime())),
+      toolChoice: agent.toolChoice,
+      parallelToolCalls: agent.parallelToolCalls,
+      requireDoneTool: agent.requireDoneTool,
+      ephemeralTools: Object.fromEntries(
+        agent.tools.flatMap((t) => (t.response.ephemeral ? [[t.name, t.response.ephemeral]] : [])),
+      ),
+      compaction: { contextWindow: contextWindowFor(setup.provider) },
+      cacheHints: setup.provider === 'anthropic',
+      ...(agent.model.temperature !== undefined ? { temperature: agent.model.temperature } : {}),
+      ...(agent.model.maxOutputTokens !== undefined ? { maxOutputTokens: agent.model.maxOutputTokens } : {}),
+      traceId: run.traceId,
+      signal,
+      onEvent: deps.events ? (event) => deps.events?.publish(run.id, event).then(() => {}) : undefined,
+      onModelResponse: async (message) => {
+        stored = message;
+        await checkpointRun(deps.db, run, fence, [message]);
+      },
+      onStep: async (messages, step) => {
+        steps = [...steps, step];
+        usage = addUsage(usage, step.usage);
+        const rest = messages[0] === stored ? messages.slice(1) : messages;
+        await checkpointRun(deps.db, run, fence, rest, { steps, usage });
+      },
+    });
+  }
+
+  /**
+   * The history to continue from. A previous attempt may have stopped after the model's message
+   * but before its tool results were stored: those calls are settled first (replayed from their
+   * records, or reported unknown), without asking the model again.
+   */
+  async function resumeHistory(
+    run: Run,
+    fence: number,
+    tools: ToolExecutor,
+    signal: AbortSignal,
+  ): Promise<Message[] | 'done'> {
+    const history: Message[] = (await listMessages(deps.db, run.tenantId, run.conversationId)).map((m) => ({
+      role: m.role,
+      content: m.content,
+    }));
+    const last = history.at(-1);
+    if (!last || last.role !== 'assistant') return history;
+    const pending = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
+    if (pending.length === 0) return 'done'; // the final answer is stored; only the status was not
+    const results: ToolResultPart[] = [];
+    for (const call of pending) {
+      const result = await tools.execute(call, { signal });
+      results.push({
+        type: 'tool_result',
+        toolCallId: call.id,
+        toolName: call.name,
+        output: result.output,
+        ...(result.isError ? { isError: true } : {}),
+      });
+      await publish(run.id, {
+        type: 'tool-result',
+        toolCallId: call.id,
+        toolName: call.name,
+        output: result.output,
+        isError: result.isError,
+        resumed: true,
+      });
+    }
+    const message: Message = { role: 'tool', content: results };
+    await checkpointRun(deps.db, run, fence, [message]);
+    return [...history, message];
+  }
+
+  async function finish(
+    run: Run,
+    fence: number,
+    outcome: RunOutcome,
+    totals: { usage?: Usage; toolCallCount?: number } = {},
+  ): Promise<void> {
+    const written = await finishRunFenced(deps.db, run.id, fence, {
+      status: outcome.status,
+      ...(outcome.error ? { error: outcome.error } : {}),
+      ...totals,
+    });
+    if (!written) return;
+    await publish(run.id, {
       type: 'run-status',
-      status: 'failed',
-      error: { code: appError.code, message: appError.message },
+      status: outcome.status,
+      ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       final: true,
     });
-    if (!appError.isRetryable) throw appError;
+    await startNext(run);
   }
-}
 
-async function runLoaded(deps: RunExecutorDeps, run: Run): Promise<AgentRunResult> {
-  const version = await getAgentVersion(deps.db, run.tenantId, run.agentId, run.agentVersion);
-  const conversation = await getConversation(deps.db, run.tenantId, run.conversationId);
-  if (!version || !conversation) {
-    throw new AppError({
-      code: 'run_target_missing',
-      message: 'The run’s agent version or conversation no longer exists',
-      category: 'system',
-      retryable: false,
+  /** Wakes the conversation's next queued run now instead of at its next requeue. */
+  async function startNext(run: Run): Promise<void> {
+    const next = (await activeRuns(deps.db, run.conversationId)).find((r) => r.status === 'queued');
+    if (next) await deps.enqueue?.(next.id, next.tenantId).catch(() => {});
+  }
+
+  async function publish(runId: string, event: { type: string; final?: boolean; [k: string]: unknown }): Promise<void> {
+    await deps.events?.publish(runId, event).catch((error: unknown) => {
+      log('warn', 'event publish failed', { runId, error: String(error) });
     });
   }
-  const { config, hash } = loadAgentConfig(version.config);
-  const agent = compileAgent(config, hash);
-  const model = createModel(resolveModel(agent.model, deps.models), deps.models);
-  const tools = createHttpToolExecutor({
-    agent,
-    context: { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets: {} },
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
-  });
-  const history: Message[] = (await listMessages(deps.db, run.tenantId, run.conversationId)).map((m) => ({
-    role: m.role,
-    content: m.content,
-  }));
-  const scope = { tenantId: run.tenantId, conversationId: run.conversationId, runId: run.id };
-  let steps = run.steps;
-  let toolCallCount = run.toolCallCount;
-  let usage = run.usage;
-  return runAgent({
-    model,
-    tools,
-    system: systemPromptFor(agent, conversation.context),
-    history,
-    maxSteps: agent.limits.maxSteps,
-    ...(agent.model.temperature !== undefined ? { temperature: agent.model.temperature } : {}),
-    ...(agent.model.maxOutputTokens !== undefined ? { maxOutputTokens: agent.model.maxOutputTokens } : {}),
-    onEvent: deps.events ? (event) => deps.events?.publish(run.id, event).then(() => {}) : undefined,
-    onStep: async (messages, step) => {
-      steps = [...steps, step];
-      toolCallCount += step.toolCalls.length;
-      usage = {
-        inputTokens: usage.inputTokens + step.usage.inputTokens,
-        outputTokens: usage.outputTokens + step.usage.outputTokens,
-        cacheReadTokens: usage.cacheReadTokens + step.usage.cacheReadTokens,
-        cacheWriteTokens: usage.cacheWriteTokens + step.usage.cacheWriteTokens,
-      };
-      await appendRunMessages(deps.db, scope, messages, { steps, toolCallCount, usage });
-    },
-  });
 }
 
-/** Records how the run ended and returns the stored status. */
-async function finishRun(db: Db, run: Run, result: AgentRunResult): Promise<RunStatus> {
-  if (result.status === 'failed' && result.error) {
-    // Let the caller decide between retrying and recording the failure.
-    throw AppError.fromJSON(result.error);
-  }
-  const status: RunStatus =
-    result.status === 'cancelled' ? 'cancelled' : result.status === 'completed' ? 'completed' : 'failed';
-  await updateRun(db, run.tenantId, run.id, {
-    status,
-    finishedAt: new Date(),
-    ...(result.status === 'max_steps'
-      ? {
-          error: {
-            code: 'max_steps_reached',
-            message: result.reason ?? 'Step limit reached',
-            category: 'user',
-            retryable: false,
-          },
-        }
-      : {}),
-  });
-  return status;
-}
-
-/** The agent's prompt plus the conversation's context variables the config lets the model see. */
-function systemPromptFor(agent: CompiledAgent, context: Record<string, unknown>): string {
-  const visible = modelVisibleContext(agent.contextVariables, context);
-  return visible ? `${agent.systemPrompt}\n\n${visible}` : agent.systemPrompt;
+function doneResult(): AgentRunResult {
+  return {
+    status: 'completed',
+    messages: [],
+    steps: [],
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    toolCallCount: 0,
+    durationMs: 0,
+  };
 }

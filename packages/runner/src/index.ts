@@ -9,7 +9,7 @@ export {
   LOG_LEVELS,
   modelSettingsFromEnv,
 } from './env.ts';
-export { executeRun, type RunExecutorDeps } from './execute-run.ts';
+export { createRunProcessor, type RunExecutorDeps, type RunProcessor } from './execute-run.ts';
 export {
   type AgentModelChoice,
   createModel,
@@ -18,4 +18,5 @@ export {
   type ResolvedModel,
   resolveModel,
 } from './model-settings.ts';
+export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor.ts';
 export { systemContext } from './system-context.ts';

@@ -1,0 +1,57 @@
+import { withToolProtocol } from '@agentry/agent';
+import { type CompiledAgent, compileAgent, loadAgentConfig, modelVisibleContext } from '@agentry/config';
+import { type Conversation, type Db, getAgentVersion, getConversation, type Run } from '@agentry/db';
+import { AppError } from '@agentry/errors';
+import { createHttpToolExecutor } from '@agentry/http-tools';
+import type { LanguageModel } from '@agentry/llm';
+import { createModel, type ModelProviderSettings, resolveModel } from './model-settings.ts';
+import { idempotencyKeyFor } from './recording-executor.ts';
+import { systemContext } from './system-context.ts';
+
+export interface RunSetup {
+  agent: CompiledAgent;
+  conversation: Conversation;
+  model: LanguageModel;
+  system: string;
+  http: ReturnType<typeof createHttpToolExecutor>;
+}
+
+/** Context windows by provider, for compaction; configs do not name one yet. */
+const CONTEXT_WINDOW = { openai: 128_000, openai_compatible: 32_000, anthropic: 200_000 } as const;
+
+export function contextWindowFor(provider: keyof typeof CONTEXT_WINDOW): number {
+  return CONTEXT_WINDOW[provider];
+}
+
+/** Loads what a run needs: its pinned agent version compiled, the conversation, model and tools. */
+export async function setUpRun(
+  db: Db,
+  run: Run,
+  models: ModelProviderSettings,
+  fetchImpl: typeof fetch | undefined,
+): Promise<RunSetup & { provider: keyof typeof CONTEXT_WINDOW }> {
+  const version = await getAgentVersion(db, run.tenantId, run.agentId, run.agentVersion);
+  const conversation = await getConversation(db, run.tenantId, run.conversationId);
+  if (!version || !conversation) {
+    throw new AppError({
+      code: 'run_target_missing',
+      message: 'The run’s agent version or conversation no longer exists',
+      category: 'system',
+      retryable: false,
+    });
+  }
+  const { config, hash } = loadAgentConfig(version.config);
+  const agent = compileAgent(config, hash);
+  const resolved = resolveModel(agent.model, models);
+  const base = createModel(resolved, models);
+  const model = agent.toolProtocol === 'native' ? base : withToolProtocol(base, agent.toolProtocol);
+  const http = createHttpToolExecutor({
+    agent,
+    context: { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets: {} },
+    idempotencyKey: (call) => idempotencyKeyFor(run.id, call.id),
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+  const visible = modelVisibleContext(agent.contextVariables, conversation.context);
+  const system = visible ? `${agent.systemPrompt}\n\n${visible}` : agent.systemPrompt;
+  return { agent, conversation, model, system, http, provider: resolved.provider };
+}
