@@ -21,7 +21,7 @@ import {
   type RunControl,
   type RunEventBus,
 } from '@agentry/run-events';
-import { createRunProcessor, type RunProcessor } from '@agentry/runner';
+import { createRunProcessor, type RunProcessor, startSweeper } from '@agentry/runner';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -59,6 +59,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   let worker: JobWorker | undefined;
   let processor: RunProcessor | undefined;
   let slots: TenantSlots | undefined;
+  let stopSweeper: (() => void) | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
     slots = bullOptions
@@ -75,6 +76,15 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       log: (level, message, fields) => runLogger[level](fields, message),
     });
     const handler = (job: Job) => processor!.process(job);
+    stopSweeper = startSweeper({
+      db: database.db,
+      enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
+      events,
+      intervalMs: 30_000,
+      staleAfterMs: 60_000,
+      giveUpAfterMs: 30 * 60_000,
+      log: (level, message, fields) => runLogger[level](fields, message),
+    });
     worker = inProcess
       ? inProcess.startWorker(handler, { concurrency: config.workerConcurrency })
       : startBullWorker(bullOptions!, handler, { concurrency: config.workerConcurrency });
@@ -107,6 +117,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     logger,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      stopSweeper?.();
       await Promise.all([processor?.shutdown(5000), worker?.close()]);
       processor?.close();
       await slots?.close();

@@ -20,6 +20,8 @@ export interface WorkerConfig {
   models: ModelProviderSettings;
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownDeadlineMs: number;
+  /** BullMQ job lock; a dead worker's job moves to another after about this long. */
+  jobLockMs: number;
 }
 
 /** The only place the worker reads `process.env`; throws `EnvError` naming the variable. */
@@ -37,5 +39,6 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     models: modelSettingsFromEnv(env),
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownDeadlineMs: envInt(env, 'SHUTDOWN_DEADLINE_MS', 25_000, [1000, 600_000]),
+    jobLockMs: envInt(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
   };
 }

@@ -1,9 +1,13 @@
 import { openDatabase } from '@agentry/db';
 import { createBullQueue, createRedisTenantSlots, jobRetryPolicy, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
-import { createRunProcessor, EnvError } from '@agentry/runner';
+import { createRunProcessor, EnvError, startSweeper } from '@agentry/runner';
 import pino from 'pino';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
+
+const SWEEP_INTERVAL_MS = 30_000;
+const STALE_AFTER_MS = 60_000;
+const GIVE_UP_AFTER_MS = 30 * 60_000;
 
 function loadConfig(): WorkerConfig {
   try {
@@ -37,12 +41,25 @@ async function main(): Promise<void> {
     enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
     log: (level, message, fields) => logger[level](fields, message),
   });
-  const worker = startBullWorker(redis, (job) => processor.process(job), { concurrency: config.concurrency });
+  const worker = startBullWorker(redis, (job) => processor.process(job), {
+    concurrency: config.concurrency,
+    lockMs: config.jobLockMs,
+  });
+  const stopSweeper = startSweeper({
+    db: database.db,
+    enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
+    events,
+    intervalMs: SWEEP_INTERVAL_MS,
+    staleAfterMs: Math.max(STALE_AFTER_MS, config.jobLockMs * 2),
+    giveUpAfterMs: GIVE_UP_AFTER_MS,
+    log: (level, message, fields) => logger[level](fields, message),
+  });
   logger.info({ concurrency: config.concurrency }, 'worker started');
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), config.shutdownDeadlineMs).unref();
+    stopSweeper();
     try {
       // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
       await Promise.all([processor.shutdown(config.shutdownDeadlineMs - 1000), worker.close()]);

@@ -114,6 +114,9 @@ export type ToolProtocol = 'native' | 'json' | 'xml';
  * A validated agent configuration (see `loadAgentConfig`). `action_books` and `tools` are always
  * present after loading, even when the uploaded JSON left them out.
  */
+/** What a message does while the conversation's previous run is active. */
+export type BusyPolicy = 'reject' | 'enqueue' | 'interrupt';
+
 export interface AgentConfig {
   $schema?: string;
   basic_settings: BasicSettings;
@@ -124,6 +127,7 @@ export interface AgentConfig {
   /** `auto` (default), `none`, `required` or a tool name. */
   tool_choice?: string;
   parallel_tool_calls?: boolean;
+  busy_policy?: BusyPolicy;
   require_done_tool?: boolean;
   tool_protocol?: ToolProtocol;
   context?: ContextVariableConfig[];

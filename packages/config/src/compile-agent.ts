@@ -56,6 +56,7 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
     limits,
     toolChoice: toolChoice(config.tool_choice),
     parallelToolCalls: config.parallel_tool_calls ?? true,
+    busyPolicy: config.busy_policy ?? 'enqueue',
     requireDoneTool: config.require_done_tool ?? false,
     toolProtocol: config.tool_protocol ?? 'native',
     contextVariables: config.context ?? [],

@@ -2,6 +2,7 @@ import type { FieldIssue } from '@agentry/errors';
 import type { ToolChoice, ToolDefinition } from '@agentry/llm';
 import type {
   AgentConfig,
+  BusyPolicy,
   ContextVariableConfig,
   HttpMethod,
   ModelProvider,
@@ -72,6 +73,7 @@ export interface CompiledAgent {
   limits: CompiledLimits;
   toolChoice: ToolChoice;
   parallelToolCalls: boolean;
+  busyPolicy: BusyPolicy;
   requireDoneTool: boolean;
   toolProtocol: ToolProtocol;
   /** Declared context variables (system ones excluded). */

@@ -2,6 +2,7 @@ export type {
   ActionBook,
   AgentConfig,
   BasicSettings,
+  BusyPolicy,
   ContextVariableConfig,
   ContextVariableType,
   EndpointConfig,

@@ -5,7 +5,7 @@ import {
   appendRunMessages,
   createAgent,
   createConversation,
-  createRunWithInput,
+  createRunForMessage,
   createTenantWithKey,
   deleteConversation,
   findActiveApiKey,
@@ -73,7 +73,8 @@ describe.each(testDatabaseKinds())('repositories on %s', (kind) => {
       agentVersion: null,
       context: {},
     });
-    const { run } = await createRunWithInput(db, {
+    const { run } = await createRunForMessage(db, {
+      policy: 'reject',
       tenantId: t.tenant.id,
       conversationId: conv.id,
       agentId: agent.id,

@@ -111,6 +111,8 @@ export function startBullWorker(
       connection: redisOptionsFromUrl(options.redisUrl, { maxRetriesPerRequest: null }),
       prefix: options.prefix ?? 'agentry',
       concurrency: workerOptions.concurrency ?? 8,
+      lockDuration: workerOptions.lockMs ?? 30_000,
+      stalledInterval: workerOptions.lockMs ?? 30_000,
     },
   );
   worker.on('error', () => {});

@@ -34,6 +34,11 @@ export interface JobQueue {
 
 export interface WorkerOptions {
   concurrency?: number;
+  /**
+   * BullMQ: how long a job's lock lasts without renewal; a worker that dies (or blocks its event
+   * loop) this long loses the job to another worker (stalled-job recovery). Default 30 s.
+   */
+  lockMs?: number;
 }
 
 export interface JobWorker {

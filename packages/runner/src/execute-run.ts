@@ -118,7 +118,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       }
       await publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
       await writePendingInput(deps.db, run, fence);
-      const result = await runLoop(run, fence, controller.signal);
+      const result = await runLoop(run, fence, controller);
       const reason = controller.signal.reason as StopReason | undefined;
       if (result.status === 'cancelled' && reason === 'shutdown') throw new Requeue(0, 'worker shutting down');
       if (result.status === 'cancelled' && reason === 'stale') return;
@@ -148,7 +148,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     }
   }
 
-  async function runLoop(run: Run, fence: number, signal: AbortSignal): Promise<AgentRunResult> {
+  async function runLoop(run: Run, fence: number, controller: AbortController): Promise<AgentRunResult> {
+    const { signal } = controller;
     const setup = await setUpRun(deps.db, run, deps.models, deps.fetch);
     const { agent } = setup;
     const tools = createRecordingExecutor({
@@ -194,6 +195,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         usage = addUsage(usage, step.usage);
         const rest = messages[0] === stored ? messages.slice(1) : messages;
         await checkpointRun(deps.db, run, fence, rest, { steps, usage });
+        // A worker shutting down stops here, at a checkpoint; the next worker resumes from it.
+        if (stopping) controller.abort('shutdown' satisfies StopReason);
       },
     });
   }

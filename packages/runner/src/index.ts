@@ -19,4 +19,5 @@ export {
   resolveModel,
 } from './model-settings.ts';
 export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor.ts';
+export { type SweeperOptions, startSweeper, sweepStuckRuns } from './sweeper.ts';
 export { systemContext } from './system-context.ts';

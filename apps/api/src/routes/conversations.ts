@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
 import {
   createConversation,
-  createRunWithInput,
+  createRunForMessage,
   type Db,
   deleteConversation,
   deleteRun,
@@ -108,16 +108,19 @@ export function conversationRoutes(deps: ApiDeps) {
     if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
     // Fail before writing anything when the agent's model cannot be reached at all.
     const { config, hash } = loadAgentConfig(version.config);
-    resolveModel(compileAgent(config, hash).model, deps.models);
+    const compiled = compileAgent(config, hash);
+    resolveModel(compiled.model, deps.models);
 
-    const { run } = await createRunWithInput(deps.db, {
+    const { run, interrupted } = await createRunForMessage(deps.db, {
       tenantId,
       conversationId: conversation.id,
       agentId: version.agentId,
       agentVersion: version.version,
       traceId: randomBytes(16).toString('hex'),
       message: { role: 'user', content: [{ type: 'text', text: body.content }] },
+      policy: compiled.busyPolicy,
     });
+    for (const active of interrupted) await deps.control.cancel(active.id).catch(() => {});
     try {
       await deps.queue.enqueue(run.id, { runId: run.id, tenantId });
     } catch (error) {

@@ -39,6 +39,12 @@ export interface Harness {
   platform: RunningPlatform;
   llm: FakeLlmServer;
   endpoint: RecordingServer;
+  /** Worker processes (production mode). */
+  workers: ChildProcess[];
+  /** Starts one more worker process with the harness's environment (production mode). */
+  addWorker(): Promise<ChildProcess>;
+  /** The environment the processes were started with. */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -46,6 +52,19 @@ function providerEnv(provider: Provider, llm: FakeLlmServer): Record<string, str
   return provider === 'openai'
     ? { OPENAI_BASE_URL: llm.openaiBaseUrl, OPENAI_API_KEY: 'test-key' }
     : { ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, ANTHROPIC_API_KEY: 'test-key' };
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves when the process has exited. */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 /** Starts `apps/worker` as its own process and resolves once it says it is ready. */
@@ -67,6 +86,7 @@ function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+    (child as ChildProcess & { output: () => string }).output = () => output;
   });
 }
 
@@ -77,8 +97,10 @@ function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
 export async function startHarness(
   mode: Mode,
   provider: Provider,
-  extraEnv: Record<string, string> = {},
+  options: { env?: Record<string, string>; workers?: number } = {},
 ): Promise<Harness> {
+  const extraEnv = options.env ?? {};
+  const workers: ChildProcess[] = [];
   const cleanup: Array<() => unknown> = [];
   const close = async () => {
     for (const fn of cleanup.reverse()) await fn();
@@ -109,18 +131,17 @@ export async function startHarness(
       const prefix = `test-${randomBytes(6).toString('hex')}`;
       Object.assign(env, { REDIS_URL: testServices.redisUrl, QUEUE_PREFIX: prefix });
       cleanup.push(() => deleteRedisKeys(prefix));
-      const worker = await spawnWorker(env);
-      cleanup.push(
-        () =>
-          new Promise<void>((resolve) => {
-            worker.once('exit', () => resolve());
-            worker.kill('SIGTERM');
-          }),
-      );
+      cleanup.push(() => Promise.all(workers.map(stopProcess)));
+      for (let i = 0; i < (options.workers ?? 1); i++) workers.push(await spawnWorker(env));
     }
     const platform = await startPlatform(readApiConfig(env, mode !== 'production'));
     cleanup.push(() => platform.close());
-    return { platform, llm, endpoint, close };
+    const addWorker = async () => {
+      const worker = await spawnWorker(env);
+      workers.push(worker);
+      return worker;
+    };
+    return { platform, llm, endpoint, workers, addWorker, env, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,8 +1,10 @@
+import { errors } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
-import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { conversations, messages, runs } from '../schema.ts';
+import { activeRuns } from './run-attempts.ts';
 
 export type Conversation = typeof conversations.$inferSelect;
 export type StoredMessage = typeof messages.$inferSelect;
@@ -64,10 +66,17 @@ async function insertMessages(
     .returning();
 }
 
+/** What a new message does while the conversation's previous run is still active. */
+export type BusyPolicy = 'reject' | 'enqueue' | 'interrupt';
+
 /**
- * Stores the user's message and a queued run in one transaction: either both exist or neither.
+ * Stores a queued run for a user's message, atomically and serialised per conversation (the
+ * conversation row is locked). With no active run the message joins the transcript at once;
+ * otherwise `policy` decides: `reject` throws 409 `conversation_busy`, `enqueue` keeps the message
+ * on the run until it starts, `interrupt` does the same and marks the active runs for cancellation
+ * (returned, so the caller can signal their workers).
  */
-export async function createRunWithInput(
+export async function createRunForMessage(
   db: Db,
   input: {
     tenantId: string;
@@ -76,15 +85,29 @@ export async function createRunWithInput(
     agentVersion: number;
     traceId: string;
     message: Message;
+    policy: BusyPolicy;
   },
-): Promise<{ run: Run; message: StoredMessage }> {
+): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
   return db.transaction(async (tx) => {
+    await tx
+      .select({ id: conversations.id })
+      .from(conversations)
+      .where(eq(conversations.id, input.conversationId))
+      .for('update');
+    const active = await activeRuns(tx, input.conversationId);
+    if (active.length > 0 && input.policy === 'reject') {
+      throw errors.conflict(
+        'conversation_busy',
+        'This conversation is still answering the previous message; try again when it is done',
+      );
+    }
     const runId = newId();
-    const [message] = await insertMessages(
-      tx,
-      { tenantId: input.tenantId, conversationId: input.conversationId, runId },
-      [input.message],
-    );
+    const [message] =
+      active.length === 0
+        ? await insertMessages(tx, { tenantId: input.tenantId, conversationId: input.conversationId, runId }, [
+            input.message,
+          ])
+        : [];
     const [run] = await tx
       .insert(runs)
       .values({
@@ -94,11 +117,23 @@ export async function createRunWithInput(
         agentId: input.agentId,
         agentVersion: input.agentVersion,
         traceId: input.traceId,
-        inputMessageId: message!.id,
+        inputMessageId: message?.id ?? null,
+        pendingInput: message ? null : input.message.content,
       })
       .returning();
+    if (input.policy === 'interrupt' && active.length > 0) {
+      await tx
+        .update(runs)
+        .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
+        .where(
+          inArray(
+            runs.id,
+            active.map((r) => r.id),
+          ),
+        );
+    }
     await tx.update(conversations).set({ updatedAt: sql`now()` }).where(eq(conversations.id, input.conversationId));
-    return { run: run!, message: message! };
+    return { run: run!, ...(message ? { message } : {}), interrupted: input.policy === 'interrupt' ? active : [] };
   });
 }
 

@@ -162,11 +162,12 @@ export async function finishRunUnfenced(
   db: Db,
   runId: string,
   update: { status: RunStatus; error?: Run['error'] },
+  fromStatuses: RunStatus[] = ACTIVE,
 ): Promise<boolean> {
   const rows = await db
     .update(runs)
     .set({ ...update, finishedAt: sql`now()`, fence: sql`${runs.fence} + 1` })
-    .where(and(eq(runs.id, runId), inArray(runs.status, ACTIVE)))
+    .where(and(eq(runs.id, runId), inArray(runs.status, fromStatuses)))
     .returning({ id: runs.id });
   return rows.length > 0;
 }
