@@ -14,18 +14,6 @@ const modes: Mode[] = ['embedded'];
 if (availableServices().postgres && availableServices().redis) modes.push('production');
 else console.warn('[durable-runs] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
 
-const FINAL = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
-
-/** Polls a run until it is final (the API's own wait is bounded; faults can make runs slow). */
-export async function waitForRun(h: Harness, key: string, runId: string, timeoutMs = 30_000): Promise<any> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const run = await call(h, 'GET', `/v1/runs/${runId}`, { key });
-    if (FINAL.has(run.json.status) || Date.now() > until) return run.json;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe.each(modes)('conversations are serialised and runs cancellable (%s)', (mode) => {
   let h: Harness;
   let key: string;

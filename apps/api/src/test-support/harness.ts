@@ -129,7 +129,7 @@ export async function startHarness(
     }
     if (mode === 'production') {
       const prefix = `test-${randomBytes(6).toString('hex')}`;
-      Object.assign(env, { REDIS_URL: testServices.redisUrl, QUEUE_PREFIX: prefix });
+      Object.assign(env, { REDIS_URL: extraEnv.REDIS_URL ?? testServices.redisUrl, QUEUE_PREFIX: prefix });
       cleanup.push(() => deleteRedisKeys(prefix));
       cleanup.push(() => Promise.all(workers.map(stopProcess)));
       for (let i = 0; i < (options.workers ?? 1); i++) workers.push(await spawnWorker(env));
@@ -242,4 +242,16 @@ export async function readSse(res: Response, stopAfter = Number.POSITIVE_INFINIT
   }
   await reader.cancel().catch(() => {});
   return events.slice(0, stopAfter);
+}
+
+const FINAL = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
+
+/** Polls a run until it is final (the API's own wait is bounded; faults can make runs slow). */
+export async function waitForRun(h: Harness, key: string, runId: string, timeoutMs = 30_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await call(h, 'GET', `/v1/runs/${runId}`, { key });
+    if (FINAL.has(run.json.status) || Date.now() > until) return run.json;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
