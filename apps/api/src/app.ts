@@ -7,6 +7,7 @@ import { MAX_BODY_BYTES } from './http/body.ts';
 import { problemResponse } from './http/problem.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { conversationRoutes } from './routes/conversations.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { healthRoutes } from './routes/health.ts';
 import { runRoutes } from './routes/runs.ts';
 import { tenantRoutes } from './routes/tenants.ts';
@@ -32,6 +33,7 @@ export function createApp(deps: ApiDeps): Hono {
   );
 
   app.route('/', healthRoutes(deps));
+  app.route('/dashboard', dashboardRoutes());
 
   const v1 = new Hono<{ Variables: AuthVariables }>();
   v1.use(

@@ -8,6 +8,7 @@ import {
   rowCounts,
   seedConfig,
   startHarness,
+  waitForRun,
 } from './test-support/harness.ts';
 
 const modes: Mode[] = ['embedded'];
