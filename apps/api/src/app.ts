@@ -1,31 +1,50 @@
 import { errors, toAppError } from '@agentry/errors';
+import { type AgentryMetrics, processMetrics } from '@agentry/telemetry';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { requestId } from 'hono/request-id';
 import type { ApiDeps } from './deps.ts';
 import { type AuthVariables, requireTenantKey } from './http/auth.ts';
 import { MAX_BODY_BYTES } from './http/body.ts';
+import { httpMetrics } from './http/http-metrics.ts';
 import { problemResponse } from './http/problem.ts';
+import { requestLogger } from './http/request-logger.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { runRoutes } from './routes/runs.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
+/** Observability of the HTTP layer: which metrics `/metrics` serves and who may scrape them. */
+export interface AppObservability {
+  /** Default: the process's `processMetrics()`. */
+  metrics?: AgentryMetrics;
+  /** `METRICS_TOKEN`: when set, `GET /metrics` requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+}
+
 /**
  * The HTTP API. Every error leaves through one `onError` as problem+json with a stable `code`.
+ * Every request gets an `X-Request-Id`, one log line and a duration sample by route pattern.
  *
  * @example
  * const app = createApp(deps);
  * const res = await app.request('/healthz');
  */
-export function createApp(deps: ApiDeps): Hono {
+export function createApp(deps: ApiDeps, observability: AppObservability = {}): Hono {
   const app = new Hono();
+  const metrics = observability.metrics ?? processMetrics();
+  app.use('*', requestId(), requestLogger(deps.logger), httpMetrics(metrics));
 
   app.onError((error, c) => {
     const appError = toAppError(error);
     if (appError.status >= 500)
-      deps.logger.error({ err: appError.cause ?? appError, path: c.req.path }, appError.message);
+      deps.logger.error(
+        { err: appError.cause ?? appError, path: c.req.path, reqId: c.get('requestId') },
+        appError.message,
+      );
     return problemResponse(c, appError);
   });
   app.notFound((c) =>
@@ -33,6 +52,10 @@ export function createApp(deps: ApiDeps): Hono {
   );
 
   app.route('/', healthRoutes(deps));
+  app.route(
+    '/',
+    metricsRoutes({ metrics, ...(observability.metricsToken ? { token: observability.metricsToken } : {}) }),
+  );
   app.route('/dashboard', dashboardRoutes());
 
   const v1 = new Hono<{ Variables: AuthVariables }>();

@@ -31,6 +31,10 @@ export interface ApiConfig {
   workerConcurrency: number;
   /** Runs of one tenant executing at once (embedded worker). */
   tenantConcurrency: number;
+  /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** OTLP/HTTP endpoint for traces; unset = no OpenTelemetry SDK. */
+  otlpEndpoint?: string;
 }
 
 /**
@@ -51,6 +55,10 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
   const token = envString(env, 'PLATFORM_ADMIN_TOKEN');
   if (token !== undefined && token.length < 16)
     throw new EnvError('PLATFORM_ADMIN_TOKEN', 'use at least 16 characters');
+  const metricsToken = envString(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
+  const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
   return {
     mode: embedded ? 'embedded' : 'api',
     port: envInt(env, 'PORT', 3000, [0, 65535]),
@@ -66,5 +74,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     runWaitMs: envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
     tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
+    ...(metricsToken ? { metricsToken } : {}),
+    ...(otlpEndpoint ? { otlpEndpoint } : {}),
   };
 }

@@ -22,6 +22,7 @@ import {
   type RunEventBus,
 } from '@agentry/run-events';
 import { createRunProcessor, type RunProcessor, startSweeper } from '@agentry/runner';
+import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -45,6 +46,11 @@ export interface RunningPlatform {
  */
 export async function startPlatform(config: ApiConfig, options: { logger?: Logger } = {}): Promise<RunningPlatform> {
   const logger = options.logger ?? pino({ level: config.logLevel, base: { app: 'api', mode: config.mode } });
+  const tracing = await startTelemetry({
+    serviceName: 'agentry-api',
+    ...(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {}),
+  });
+  const metrics = processMetrics();
   const database = await openDatabase(
     config.databaseUrl
       ? { kind: 'postgres', url: config.databaseUrl }
@@ -55,6 +61,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const queue: JobQueue = bullOptions ? createBullQueue(bullOptions) : inProcess!;
   const events: RunEventBus = bullOptions ? createRedisBus(bullOptions) : createMemoryBus();
   const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
+  const untrackQueue = metrics.trackQueue(queue);
 
   let worker: JobWorker | undefined;
   let processor: RunProcessor | undefined;
@@ -74,6 +81,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       slots,
       enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
       log: (level, message, fields) => runLogger[level](fields, message),
+      telemetry: createRunTelemetry(metrics),
     });
     const handler = (job: Job) => processor!.process(job);
     stopSweeper = startSweeper({
@@ -90,17 +98,20 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       : startBullWorker(bullOptions!, handler, { concurrency: config.workerConcurrency });
   }
 
-  const app = createApp({
-    db: database.db,
-    pingDatabase: database.ping,
-    queue,
-    events,
-    control,
-    models: config.models,
-    ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
-    runWaitMs: config.runWaitMs,
-    logger,
-  });
+  const app = createApp(
+    {
+      db: database.db,
+      pingDatabase: database.ping,
+      queue,
+      events,
+      control,
+      models: config.models,
+      ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
+      runWaitMs: config.runWaitMs,
+      logger,
+    },
+    { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
+  );
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -125,6 +136,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       await queue.close();
       await events.close();
       await database.close();
+      untrackQueue();
+      await tracing.shutdown();
     },
   };
 }

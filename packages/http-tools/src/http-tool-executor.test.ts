@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compileAgent, loadAgentConfig, type ToolContext } from '@agentry/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEgressPolicy } from './egress.ts';
 import { createHttpToolExecutor, type RequestInfo } from './http-tool-executor.ts';
 
 interface Seen {
@@ -60,6 +61,9 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+/** The test servers listen on 127.0.0.1, which the egress guard refuses unless allowlisted. */
+const egress = createEgressPolicy({ allowlist: ['127.0.0.1'] });
+
 const context: ToolContext = { context: { conversationId: 'conv-1', tenantId: 't-1' }, secrets: { TOKEN: 'tok-123' } };
 
 function executor(
@@ -67,7 +71,7 @@ function executor(
   extra: { onRequest?: (i: RequestInfo) => void; maxResponseBytes?: number } = {},
 ) {
   const { config, hash } = loadAgentConfig({ basic_settings: { name: 'T' }, tools });
-  return createHttpToolExecutor({ agent: compileAgent(config, hash), context, ...extra });
+  return createHttpToolExecutor({ agent: compileAgent(config, hash), context, egress, ...extra });
 }
 
 const getTool = (name: string, path: string, more: Record<string, unknown> = {}) => ({
@@ -158,9 +162,34 @@ describe('createHttpToolExecutor', () => {
     expect(String((result.output as { body: string }).body).length).toBeLessThanOrEqual(501);
   });
 
-  it('does not follow redirects', async () => {
-    const result = await executor([getTool('r', '/redirect')]).execute(call('r'));
-    expect(result).toMatchObject({ errorCode: 'http_error', output: { status: 302 } });
+  it('re-checks redirects: one to the cloud metadata address is refused without being sent', async () => {
+    const infos: RequestInfo[] = [];
+    const result = await executor([getTool('r', '/redirect')], { onRequest: (i) => infos.push(i) }).execute(call('r'));
+    expect(result).toMatchObject({
+      isError: true,
+      errorCode: 'egress_forbidden_address',
+      output: { error: 'egress_forbidden_address', rule: 'link_local' },
+    });
+    expect((result.output as { message: string }).message).toMatch(/Redirect 1’s address is not allowed \(link-local/);
+    expect(infos).toEqual([expect.objectContaining({ errorCode: 'egress_forbidden_address', attempt: 1 })]);
+  });
+
+  it('refuses private addresses by default, with the rule, and sends nothing', async () => {
+    const { config, hash } = loadAgentConfig({ basic_settings: { name: 'T' }, tools: [getTool('o', '/orders/{{id}}')] });
+    const before = seen.length;
+    const strict = createHttpToolExecutor({ agent: compileAgent(config, hash), context });
+    const result = await strict.execute(call('o', { id: '1' }));
+    expect(result).toEqual({
+      isError: true,
+      errorCode: 'egress_forbidden_address',
+      output: {
+        error: 'egress_forbidden_address',
+        rule: 'loopback',
+        message: 'The tool’s address is not allowed (loopback). Ask the platform operator to allowlist it if this is intended.',
+      },
+      meta: expect.objectContaining({ attempts: 1 }),
+    });
+    expect(seen.length).toBe(before);
   });
 
   it('times out with tool_timeout', async () => {
@@ -223,6 +252,7 @@ describe('createHttpToolExecutor', () => {
     const noSecrets = createHttpToolExecutor({
       agent: compileAgent(config, hash),
       context: { context: {}, secrets: {} },
+      egress,
     });
     expect((await noSecrets.execute(call('c'))).errorCode).toBe('client_tool');
     expect((await noSecrets.execute(call('needs'))).errorCode).toBe('missing_secret');

@@ -8,7 +8,7 @@ import {
 } from '@agentry/config';
 import { isAppError } from '@agentry/errors';
 import type { ToolCallPart, ToolDefinition } from '@agentry/llm';
-import { egressFetch } from './egress.ts';
+import { type EgressPolicy, egressFetch, isEgressError, strictEgressPolicy } from './egress.ts';
 import { readBoundedText } from './read-body.ts';
 import { shapeResponse } from './shape-response.ts';
 import { errorResult } from './tool-results.ts';
@@ -27,8 +27,14 @@ export interface RequestInfo {
 export interface HttpToolExecutorOptions {
   agent: CompiledAgent;
   context: ToolContext;
+  /**
+   * Where tools may send requests (default {@link strictEgressPolicy}: public addresses only). Build
+   * it with `createEgressPolicy({ allowlist: mergeAllowlists(EGRESS_ALLOWLIST, tenant allowlist) })`.
+   */
+  egress?: EgressPolicy;
+  /** @deprecated test seam only: replaces undici's fetch inside the egress guard (every check still runs). */
   fetch?: typeof fetch;
-  /** Most bytes read from one response before the download is stopped (default 1 MiB). */
+  /** Most bytes read from one response before the download is stopped (default 1 MiB; never above `egress.maxResponseBytes`). */
   maxResponseBytes?: number;
   onRequest?: (info: RequestInfo) => void;
   /** Sent as `Idempotency-Key` (unless the tool's config sets that header) so endpoints can dedupe retries. */
@@ -142,6 +148,7 @@ async function send(
       durationMs,
       ...(outcome.status !== undefined ? { status: outcome.status } : {}),
       ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
+      ...(outcome.refusal ? { errorCode: outcome.refusal.code } : {}),
     });
     if (outcome.retryable && attempt <= tool.retries && !signal?.aborted) {
       await delay(Math.min(2000, 200 * 2 ** (attempt - 1)), signal);
@@ -157,6 +164,8 @@ interface AttemptOutcome {
   truncated?: boolean;
   contentType?: string | null;
   errorCode?: 'tool_timeout' | 'tool_unreachable' | 'tool_cancelled';
+  /** The egress guard refused the request (`egress_forbidden_address`, …); nothing was sent. */
+  refusal?: { code: string; message: string; details: Record<string, unknown> };
   retryable: boolean;
 }
 
@@ -168,9 +177,15 @@ async function attemptOnce(
 ): Promise<AttemptOutcome> {
   const timeout = AbortSignal.timeout(tool.timeoutMs);
   const signal = callerSignal ? AbortSignal.any([timeout, callerSignal]) : timeout;
+  const policy = options.egress ?? strictEgressPolicy;
   try {
-    const response = await egressFetch(request, { signal, ...(options.fetch ? { fetch: options.fetch } : {}) });
-    const body = await readBoundedText(response, options.maxResponseBytes ?? defaultMaxResponseBytes);
+    const response = await egressFetch(request, {
+      policy,
+      signal,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const maxBytes = Math.min(options.maxResponseBytes ?? defaultMaxResponseBytes, policy.maxResponseBytes);
+    const body = await readBoundedText(response, maxBytes);
     return {
       status: response.status,
       text: body.text,
@@ -178,9 +193,19 @@ async function attemptOnce(
       contentType: response.headers.get('content-type'),
       retryable: retryableStatus(response.status),
     };
-  } catch {
+  } catch (error) {
     if (callerSignal?.aborted) return { errorCode: 'tool_cancelled', retryable: false };
-    if (timeout.aborted) return { errorCode: 'tool_timeout', retryable: true };
+    if (timeout.aborted || (error instanceof Error && error.name === 'TimeoutError')) {
+      return { errorCode: 'tool_timeout', retryable: true };
+    }
+    if (isEgressError(error)) {
+      const rule = error.details?.rule;
+      return {
+        refusal: { code: error.code, message: error.message, details: typeof rule === 'string' ? { rule } : {} },
+        retryable: error.isRetryable,
+      };
+    }
+    // Network errors are not shown: their messages can name the resolved (internal) addresses.
     return { errorCode: 'tool_unreachable', retryable: true };
   }
 }
@@ -191,6 +216,10 @@ function toResult(
   meta: Record<string, unknown>,
   secrets: Record<string, string>,
 ): ToolExecutionResult {
+  if (outcome.refusal) {
+    const { code, message, details } = outcome.refusal;
+    return errorResult(code, maskSecrets(message, secrets), details, meta);
+  }
   if (outcome.errorCode === 'tool_timeout') {
     return errorResult('tool_timeout', `The tool did not answer within ${tool.timeoutMs / 1000} seconds.`, {}, meta);
   }

@@ -1,6 +1,9 @@
+import { isEgressError } from './egress/egress-error.ts';
+
 /**
  * Reads at most `maxBytes` of a response body, then stops the download, so a huge or endless
- * response cannot exhaust memory.
+ * response cannot exhaust memory. A body the egress guard cut off (`egress_response_too_large`)
+ * counts as truncated.
  *
  * @example
  * const { text, truncated } = await readBoundedText(response, 1_000_000);
@@ -15,7 +18,15 @@ export async function readBoundedText(
   let bytes = 0;
   let truncated = false;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      if (!isEgressError(error) || error.code !== 'egress_response_too_large') throw error;
+      truncated = true;
+      break;
+    }
+    const { done, value } = chunk;
     if (done) break;
     const room = maxBytes - bytes;
     if (value.byteLength > room) {

@@ -72,6 +72,15 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
         return error instanceof Error && /timed out/i.test(error.message) ? 'timeout' : 'finished';
       }
     },
+    async counts() {
+      // BullMQ keeps prioritized jobs apart from `wait`; both are waiting to be taken.
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+      return {
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+        active: c.active ?? 0,
+        delayed: c.delayed ?? 0,
+      };
+    },
     async ping() {
       await connection.ping();
     },

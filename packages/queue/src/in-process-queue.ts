@@ -14,7 +14,7 @@ import {
 
 interface Entry {
   job: Job;
-  state: 'waiting' | 'active' | 'done';
+  state: 'waiting' | 'delayed' | 'active' | 'done';
 }
 
 /**
@@ -53,8 +53,9 @@ export function createInProcessQueue(): JobQueue & {
       finish(entry);
     } catch (error) {
       if (isRequeue(error) && !closed) {
-        entry.state = 'waiting';
+        entry.state = 'delayed';
         setTimeout(() => {
+          entry.state = 'waiting';
           waiting.push(entry.job.id);
           pump();
         }, error.delayMs).unref();
@@ -64,8 +65,9 @@ export function createInProcessQueue(): JobQueue & {
       if (retryable && entry.job.attempt < jobRetryPolicy.attempts && !closed) {
         const delay = jobRetryPolicy.backoffMs * 2 ** (entry.job.attempt - 1);
         entry.job = { ...entry.job, attempt: entry.job.attempt + 1 };
-        entry.state = 'waiting';
+        entry.state = 'delayed';
         setTimeout(() => {
+          entry.state = 'waiting';
           waiting.push(entry.job.id);
           pump();
         }, delay).unref();
@@ -107,6 +109,11 @@ export function createInProcessQueue(): JobQueue & {
         }, timeoutMs);
         finished.once(jobId, onDone);
       });
+    },
+    async counts() {
+      const counts = { waiting: 0, active: 0, delayed: 0 };
+      for (const entry of entries.values()) if (entry.state !== 'done') counts[entry.state]++;
+      return counts;
     },
     async ping() {},
     async close() {

@@ -7,5 +7,14 @@ export {
   type TenantSlotOptions,
   type TenantSlots,
 } from './tenant-slots.ts';
-export type { Job, JobHandler, JobQueue, JobWorker, RunJobData, WaitOutcome, WorkerOptions } from './types.ts';
+export type {
+  Job,
+  JobCounts,
+  JobHandler,
+  JobQueue,
+  JobWorker,
+  RunJobData,
+  WaitOutcome,
+  WorkerOptions,
+} from './types.ts';
 export { jobRetryPolicy } from './types.ts';

@@ -16,6 +16,16 @@ export type JobHandler = (job: Job) => Promise<void>;
 
 export type WaitOutcome = 'finished' | 'timeout';
 
+/** Jobs by state, for the queue depth metrics. */
+export interface JobCounts {
+  /** Ready to run, not yet taken by a worker. */
+  waiting: number;
+  /** Taken by a worker and running. */
+  active: number;
+  /** Waiting for a retry backoff or a requeue delay. */
+  delayed: number;
+}
+
 /**
  * The producer side, identical for BullMQ and the in-process runner.
  *
@@ -28,6 +38,8 @@ export interface JobQueue {
   enqueue(jobId: string, data: RunJobData): Promise<void>;
   /** Resolves when the job completed or failed for good, or when `timeoutMs` passed. */
   waitUntilFinished(jobId: string, timeoutMs: number): Promise<WaitOutcome>;
+  /** Jobs waiting, active and delayed right now (the queue depth metrics sample it on each scrape). */
+  counts(): Promise<JobCounts>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { toAppError } from '@agentry/errors';
 import { addUsage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from '@agentry/llm';
 import { type Job, Requeue, type TenantSlots } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
+import type { RunTelemetry } from '@agentry/telemetry';
 import type { ModelProviderSettings } from './model-settings.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
 import { type RunOutcome, runOutcome } from './run-outcome.ts';
@@ -37,6 +38,8 @@ export interface RunExecutorDeps {
   enqueue?: (runId: string, tenantId: string) => Promise<void>;
   heartbeatMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  /** Metrics and spans (`@agentry/telemetry`); omitted = none. */
+  telemetry?: RunTelemetry;
 }
 
 export interface RunProcessor {
@@ -65,6 +68,9 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   let stopping = false;
   const unsubscribe = deps.control?.onCancel((runId) => active.get(runId)?.abort('cancel' satisfies StopReason));
   const log = deps.log ?? (() => {});
+  const telemetry = deps.telemetry;
+  const checkpoint: typeof checkpointRun = (db, run, ...rest) =>
+    telemetry ? telemetry.traceCheckpoint(run, () => checkpointRun(db, run, ...rest)) : checkpointRun(db, run, ...rest);
 
   return {
     process: (job) => processJob(job),
@@ -100,6 +106,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   async function attempt(job: Job): Promise<void> {
     const run = await claimRun(deps.db, job.data.runId);
     if (!run) return; // finished already, or deleted
+    telemetry?.attemptStarted(run);
     const fence = run.fence;
     const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt, fence };
     const controller = new AbortController();
@@ -152,20 +159,21 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     const { signal } = controller;
     const setup = await setUpRun(deps.db, run, deps.models, deps.fetch);
     const { agent } = setup;
-    const tools = createRecordingExecutor({
+    const recording = createRecordingExecutor({
       inner: setup.http,
       db: deps.db,
       run,
       fence,
       isIdempotent: (name) => agent.tools.find((t) => t.name === name)?.idempotent ?? false,
     });
+    const tools = telemetry ? telemetry.traceTools(run, recording) : recording;
     const history = await resumeHistory(run, fence, tools, signal);
     if (history === 'done') return doneResult();
     let steps = run.steps;
     let usage: Usage = run.usage;
     let stored: Message | undefined;
     return runAgent({
-      model: setup.model,
+      model: telemetry ? telemetry.traceModel(run, setup.model) : setup.model,
       tools,
       system: setup.system,
       history,
@@ -185,16 +193,22 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       ...(agent.model.maxOutputTokens !== undefined ? { maxOutputTokens: agent.model.maxOutputTokens } : {}),
       traceId: run.traceId,
       signal,
-      onEvent: deps.events ? (event) => deps.events?.publish(run.id, event).then(() => {}) : undefined,
+      onEvent:
+        deps.events || telemetry
+          ? (event) => {
+              telemetry?.observe(run, event);
+              return deps.events?.publish(run.id, event).then(() => {});
+            }
+          : undefined,
       onModelResponse: async (message) => {
         stored = message;
-        await checkpointRun(deps.db, run, fence, [message]);
+        await checkpoint(deps.db, run, fence, [message]);
       },
       onStep: async (messages, step) => {
         steps = [...steps, step];
         usage = addUsage(usage, step.usage);
         const rest = messages[0] === stored ? messages.slice(1) : messages;
-        await checkpointRun(deps.db, run, fence, rest, { steps, usage });
+        await checkpoint(deps.db, run, fence, rest, { steps, usage });
         // A worker shutting down stops here, at a checkpoint; the next worker resumes from it.
         if (stopping) controller.abort('shutdown' satisfies StopReason);
       },
@@ -240,7 +254,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       });
     }
     const message: Message = { role: 'tool', content: results };
-    await checkpointRun(deps.db, run, fence, [message]);
+    await checkpoint(deps.db, run, fence, [message]);
     return [...history, message];
   }
 
@@ -256,6 +270,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       ...totals,
     });
     if (!written) return;
+    telemetry?.runFinished(run, outcome.status);
     await publish(run.id, {
       type: 'run-status',
       status: outcome.status,

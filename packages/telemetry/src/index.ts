@@ -1,1 +1,10 @@
-export {};
+export {
+  type AgentryMetrics,
+  createMetrics,
+  processMetrics,
+  type QueueCountSource,
+  type QueueCounts,
+} from './metrics.ts';
+export { createRunTelemetry, type RunRef, type RunTelemetry } from './run-telemetry.ts';
+export { startTelemetry, type TelemetryHandle, type TelemetryOptions } from './start-telemetry.ts';
+export { runTraceContext, traceModel, traceTools, withSpan } from './tracing.ts';

@@ -1,5 +1,6 @@
 import type { Run } from '@agentry/db';
 import type { RunEventBus } from '@agentry/run-events';
+import { processMetrics } from '@agentry/telemetry';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 
@@ -9,11 +10,14 @@ const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']
 /**
  * Relays a run's events as Server-Sent Events. Each event carries its stream id, so a client that
  * reconnects with `Last-Event-ID` (or `?after=`) continues without gaps or duplicates; a comment
- * line every 15 s keeps proxies from closing an idle connection.
+ * line every 15 s keeps proxies from closing an idle connection. Open streams are counted in the
+ * `agentry_sse_active_streams` gauge.
  */
 export function streamRunEvents(c: Context, bus: RunEventBus, run: Run): Response {
   const after = c.req.header('last-event-id') ?? c.req.query('after');
   return streamSSE(c, async (stream) => {
+    const activeStreams = processMetrics().sseActiveStreams;
+    activeStreams.inc();
     const controller = new AbortController();
     stream.onAbort(() => controller.abort());
     const heartbeat = setInterval(() => {
@@ -36,6 +40,7 @@ export function streamRunEvents(c: Context, bus: RunEventBus, run: Run): Respons
       }
     } finally {
       clearInterval(heartbeat);
+      activeStreams.dec();
     }
   });
 }

@@ -1,0 +1,48 @@
+/**
+ * The durable-runs bench's stand-ins, in their own process so the measuring client's event loop
+ * does not also serve them: the fake LLM (OpenAI wire) and the recording server the agent's HTTP
+ * tool calls. Prints one JSON line `{ llm, tool, pid }` once both listen; exits on SIGTERM.
+ *
+ * The responder is stateless, so it serves any number of concurrent conversations: a tool call
+ * while the last message is not a tool result, the answer once it is. Requests for the model
+ * named `fake-slow` wait `SLOW_MS` (default 2000) before answering; `fake-instant` answers at once.
+ */
+import { type FakeRequest, startFakeLlm, startRecordingServer } from '@agentry/testkit';
+
+const slowMs = Number(process.env.SLOW_MS ?? 2000);
+
+function responder(req: FakeRequest) {
+  const delayMs = req.body.model === 'fake-slow' ? slowMs : 0;
+  const last = req.body.messages?.at(-1);
+  if (last?.role === 'tool') {
+    return {
+      type: 'reply' as const,
+      text: 'Item 42 has 7 in stock; a colleague will follow up.',
+      chunkSize: 16,
+      delayMs,
+    };
+  }
+  return {
+    type: 'reply' as const,
+    toolCalls: [{ name: 'lookup_stock', arguments: { item: '42', email: 'ann@example.com' } }],
+    delayMs,
+  };
+}
+
+const llm = await startFakeLlm({ responder });
+const tool = await startRecordingServer();
+tool.respondWith(() => ({ body: { item: '42', stock: 7 } }));
+
+// Both servers keep every request for tests; a bench sends hundreds of thousands, so drop them.
+let served = { llm: 0, tool: 0 };
+setInterval(() => {
+  served = { llm: served.llm + llm.requests.length, tool: served.tool + tool.requests.length };
+  llm.requests.length = 0;
+  tool.requests.length = 0;
+}, 500).unref();
+
+process.stdout.write(`${JSON.stringify({ llm: llm.openaiBaseUrl, tool: tool.url, pid: process.pid })}\n`);
+process.once('SIGTERM', () => {
+  process.stderr.write(`served ${JSON.stringify(served)}\n`);
+  void Promise.all([llm.close(), tool.close()]).then(() => process.exit(0));
+});
