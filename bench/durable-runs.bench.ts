@@ -29,16 +29,17 @@ import { summarize } from './stats.ts';
 import { cpuMeter, machineCpuMs, pidsByComm, postgresPids, rssBytes, slope } from './support/proc.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const setting = (name: string): string | undefined => process.env[name];
+const envNumber = (name: string, fallback: number) => Number(setting(name) ?? fallback);
 const THROUGHPUT_SECONDS = envNumber('THROUGHPUT_SECONDS', 15);
 const CLIENTS = envNumber('CLIENTS', 32);
 const SEQUENTIAL_RUNS = envNumber('SEQUENTIAL_RUNS', 150);
 const STREAMS = envNumber('STREAMS', 1000);
 const SOAK_SECONDS = envNumber('SOAK_SECONDS', 60);
 const SOAK_CLIENTS = envNumber('SOAK_CLIENTS', 16);
-const CPU_PROF = process.env.BENCH_CPU_PROF;
+const CPU_PROF = setting('BENCH_CPU_PROF');
 /** Which modes to run (default all: `abc`); `b` alone, e.g. for profiling, skips the baseline and its ratios. */
-const MODES = process.env.BENCH_MODES ?? 'abc';
+const MODES = setting('BENCH_MODES') ?? 'abc';
 const QUESTION = 'How many of item 42 are in stock? Tell ann@example.com.';
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 /** The platform settings used in every mode (the defaults, 8 and 4, cap one tenant at 4 runs at once). */
@@ -129,19 +130,25 @@ interface Platform {
   stop(): Promise<void>;
 }
 
-async function api(url: string, path: string, key: string, body: unknown): Promise<any> {
+/** The fields the bench reads from the API's answers. */
+interface Created {
+  id: string;
+  api_key: { key: string };
+}
+
+async function api(url: string, path: string, key: string, body: unknown): Promise<Created> {
   const res = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const json = await res.json();
+  const json = (await res.json()) as Created;
   if (res.status >= 300) throw new Error(`POST ${path} → ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
 async function provision(url: string, services: Services) {
-  const key = (await api(url, '/v1/tenants', ADMIN_TOKEN, { name: 'Bench' })).api_key.key as string;
+  const key = (await api(url, '/v1/tenants', ADMIN_TOKEN, { name: 'Bench' })).api_key.key;
   const instant = (await api(url, '/v1/agents', key, { config: agentConfig(services.tool, 'fake-instant') })).id;
   const slow = (await api(url, '/v1/agents', key, { config: agentConfig(services.tool, 'fake-slow') })).id;
   return { key, agents: { instant, slow } };
@@ -251,7 +258,7 @@ interface Timing {
 }
 
 async function createConversation(p: Platform, agentId: string): Promise<string> {
-  return (await api(p.url, '/v1/conversations', p.key, { agent_id: agentId })).id as string;
+  return (await api(p.url, '/v1/conversations', p.key, { agent_id: agentId })).id;
 }
 
 /**
@@ -264,6 +271,8 @@ async function streamRun(p: Platform, conversationId: string): Promise<Timing> {
     method: 'POST',
     headers: { authorization: `Bearer ${p.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({ content: QUESTION }),
+    // A run that never ends fails after 2 minutes instead of hanging the bench.
+    signal: AbortSignal.timeout(120_000),
   });
   if (res.status !== 200) throw new Error(`message POST → ${res.status} ${await res.text()}`);
   const reader = res.body!.getReader();
@@ -559,7 +568,8 @@ async function manyStreams(p: Platform, n: number): Promise<BenchResult[]> {
 async function databaseStats(database: string) {
   const sql = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
   try {
-    const [row] = await sql`select xact_commit + xact_rollback as xacts, tup_inserted + tup_updated + tup_deleted as writes,
+    const [row] =
+      await sql`select xact_commit + xact_rollback as xacts, tup_inserted + tup_updated + tup_deleted as writes,
       tup_returned + tup_fetched as reads from pg_stat_database where datname = ${database}`;
     return { xacts: Number(row!.xacts), writes: Number(row!.writes), reads: Number(row!.reads) };
   } finally {
@@ -674,7 +684,7 @@ async function soak(p: Platform): Promise<BenchResult[]> {
   const redisAfter = await usedMemory();
   redis.disconnect();
   const runs = loaded.timings.length;
-  const fit = (k: 'api' | 'worker') => slope(samples.map((s) => ({ x: s.t, y: s[k] })));
+  const trend = (k: 'api' | 'worker') => slope(samples.map((s) => ({ x: s.t, y: s[k] })));
   const range = (k: 'api' | 'worker') =>
     `${samples[0]![k].toFixed(0)} → ${samples.at(-1)![k].toFixed(0)} MiB (max ${Math.max(...samples.map((s) => s[k])).toFixed(0)})`;
   const note = `soak ${SOAK_SECONDS} s, ${SOAK_CLIENTS} clients, ${runs} runs`;
@@ -695,8 +705,8 @@ async function soak(p: Platform): Promise<BenchResult[]> {
     ...(['api', 'worker'] as const).map((k) => ({
       name: `${p.label}: soak RSS slope, ${k}`,
       unit: 'MiB/min',
-      median: fit(k),
-      p99: fit(k),
+      median: trend(k),
+      p99: trend(k),
       note: `${note}; least squares over ${samples.length} 1-s samples; ${range(k)}`,
     })),
     {

@@ -137,7 +137,10 @@ export async function startLocalTopology(options: LocalTopologyOptions = {}): Pr
       );
     });
     for (let i = 0; i < (options.workers ?? 2); i++) {
-      managed.push(launch(`worker-${i + 1}`, 'worker', workerEntry, baseEnv, options.onLog));
+      // One host, so each worker's /metrics + /healthz gets its own port (in containers: 9464 each).
+      const metricsPort = String(await freePort());
+      const env = { ...baseEnv, HOST: '127.0.0.1', METRICS_PORT: metricsPort };
+      managed.push(launch(`worker-${i + 1}`, 'worker', workerEntry, env, options.onLog));
     }
     const deadline = Date.now() + readyTimeoutMs;
     const logsWorkerStart = ['info', 'debug', 'trace'].includes(baseEnv.LOG_LEVEL!);

@@ -9,7 +9,8 @@
  */
 import { type FakeRequest, startFakeLlm, startRecordingServer } from '@agentry/testkit';
 
-const slowMs = Number(process.env.SLOW_MS ?? 2000);
+const setting = (name: string): string | undefined => process.env[name];
+const slowMs = Number(setting('SLOW_MS') ?? 2000);
 
 function responder(req: FakeRequest) {
   const delayMs = req.body.model === 'fake-slow' ? slowMs : 0;

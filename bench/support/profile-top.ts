@@ -28,7 +28,9 @@ const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
 const label = (n: ProfileNode) => {
-  const url = n.callFrame.url.replace(/^file:\/\//, '').replace(/.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '~');
+  const url = n.callFrame.url
+    .replace(/^file:\/\//, '')
+    .replace(/.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '~');
   return `${n.callFrame.functionName || '(anonymous)'} ${url ? `${url.split('/').slice(-3).join('/')}:${n.callFrame.lineNumber + 1}` : ''}`;
 };
 const area = (n: ProfileNode) => {

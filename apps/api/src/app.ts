@@ -15,6 +15,7 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { runRoutes } from './routes/runs.ts';
+import { secretRoutes } from './routes/secrets.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
 /** Observability of the HTTP layer: which metrics `/metrics` serves and who may scrape them. */
@@ -74,6 +75,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps));
   tenantScoped.route('/runs', runRoutes(deps));
+  tenantScoped.route('/secrets', secretRoutes(deps));
   v1.route('/', tenantScoped);
   app.route('/v1', v1);
   return app;

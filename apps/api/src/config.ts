@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import {
   type Env,
   EnvError,
+  egressAllowlistFromEnv,
   envEnum,
   envInt,
   envList,
@@ -10,6 +11,7 @@ import {
   LOG_LEVELS,
   type ModelProviderSettings,
   modelSettingsFromEnv,
+  secretKeysFromEnv,
 } from '@agentry/runner';
 
 /** Everything the API process needs, read once from the environment. */
@@ -24,6 +26,8 @@ export interface ApiConfig {
   queuePrefix: string;
   platformAdminToken?: string;
   models: ModelProviderSettings;
+  /** From SECRETS_KEY (+ rotation); the embedded mode makes one under DATA_DIR when unset. */
+  secretKeys?: { keys: Record<string, Buffer>; currentKeyId: string };
   egressAllowlist: string[];
   logLevel: (typeof LOG_LEVELS)[number];
   /** How long `POST …/messages` waits for the run before answering 202. */
@@ -52,6 +56,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
       'the separate API process needs both DATABASE_URL and REDIS_URL (use `pnpm start` for the embedded mode)',
     );
   }
+  const secretKeys = secretKeysFromEnv(env);
   const token = envString(env, 'PLATFORM_ADMIN_TOKEN');
   if (token !== undefined && token.length < 16)
     throw new EnvError('PLATFORM_ADMIN_TOKEN', 'use at least 16 characters');
@@ -69,7 +74,8 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     queuePrefix: envString(env, 'QUEUE_PREFIX') ?? 'agentry',
     ...(token ? { platformAdminToken: token } : {}),
     models: modelSettingsFromEnv(env),
-    egressAllowlist: envList(env, 'EGRESS_ALLOWLIST'),
+    ...(secretKeys ? { secretKeys } : {}),
+    egressAllowlist: egressAllowlistFromEnv(env),
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     runWaitMs: envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),

@@ -1,7 +1,9 @@
 import type { Db } from '@agentry/db';
+import type { EgressPolicy } from '@agentry/http-tools';
 import type { JobQueue } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { ModelProviderSettings } from '@agentry/runner';
+import type { SecretBox } from '@agentry/secrets';
 import type { Logger } from 'pino';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
@@ -12,6 +14,10 @@ export interface ApiDeps {
   events: RunEventBus;
   control: RunControl;
   models: ModelProviderSettings;
+  /** Where tenant tools may send requests (the tool tester uses it too). */
+  egress: EgressPolicy;
+  /** Seals and opens tenant secrets; undefined when no SECRETS_KEY is configured. */
+  secretBox?: SecretBox;
   platformAdminToken?: string;
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;

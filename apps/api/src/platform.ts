@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Database, openDatabase } from '@agentry/db';
+import { createEgressPolicy } from '@agentry/http-tools';
 import {
   createBullQueue,
   createInProcessQueue,
@@ -22,11 +23,13 @@ import {
   type RunEventBus,
 } from '@agentry/run-events';
 import { createRunProcessor, type RunProcessor, startSweeper } from '@agentry/runner';
+import { createSecretBox } from '@agentry/secrets';
 import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
+import { embeddedSecretKeys } from './embedded/secret-key.ts';
 
 export interface RunningPlatform {
   url: string;
@@ -60,6 +63,9 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const inProcess = bullOptions ? undefined : createInProcessQueue();
   const queue: JobQueue = bullOptions ? createBullQueue(bullOptions) : inProcess!;
   const events: RunEventBus = bullOptions ? createRedisBus(bullOptions) : createMemoryBus();
+  const secretKeys = config.secretKeys ?? (config.mode === 'embedded' ? embeddedSecretKeys(config.dataDir) : undefined);
+  const secretBox = secretKeys ? createSecretBox(secretKeys) : undefined;
+  const egress = createEgressPolicy({ allowlist: config.egressAllowlist });
   const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
   const untrackQueue = metrics.trackQueue(queue);
 
@@ -79,6 +85,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       events,
       control,
       slots,
+      ...(secretBox ? { secretBox } : {}),
+      egress,
       enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
       log: (level, message, fields) => runLogger[level](fields, message),
       telemetry: createRunTelemetry(metrics),
@@ -106,6 +114,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       events,
       control,
       models: config.models,
+      ...(secretBox ? { secretBox } : {}),
+      egress,
       ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
       runWaitMs: config.runWaitMs,
       logger,

@@ -1,6 +1,7 @@
 import {
   type Env,
   EnvError,
+  egressAllowlistFromEnv,
   envEnum,
   envInt,
   envString,
@@ -8,6 +9,7 @@ import {
   LOG_LEVELS,
   type ModelProviderSettings,
   modelSettingsFromEnv,
+  secretKeysFromEnv,
 } from '@agentry/runner';
 
 export interface WorkerConfig {
@@ -18,18 +20,33 @@ export interface WorkerConfig {
   /** Runs of one tenant executing at once across all workers. */
   tenantConcurrency: number;
   models: ModelProviderSettings;
+  secretKeys?: { keys: Record<string, Buffer>; currentKeyId: string };
+  egressAllowlist: string[];
   logLevel: (typeof LOG_LEVELS)[number];
   shutdownDeadlineMs: number;
   /** BullMQ job lock; a dead worker's job moves to another after about this long. */
   jobLockMs: number;
+  /** Port of the `/metrics` + `/healthz` server; 0 = no server. */
+  metricsPort: number;
+  /** Interface the metrics server binds (`HOST`, as for the API). */
+  metricsHost: string;
+  /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** OTLP/HTTP endpoint for traces; unset = no OpenTelemetry SDK. */
+  otlpEndpoint?: string;
 }
 
 /** The only place the worker reads `process.env`; throws `EnvError` naming the variable. */
 export function readWorkerConfig(env: Env): WorkerConfig {
   const databaseUrl = envUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = envUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const secretKeys = secretKeysFromEnv(env);
   if (!databaseUrl) throw new EnvError('DATABASE_URL', 'the worker needs a Postgres URL');
   if (!redisUrl) throw new EnvError('REDIS_URL', 'the worker needs a Redis URL');
+  const metricsToken = envString(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
+  const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
   return {
     databaseUrl,
     redisUrl,
@@ -37,8 +54,14 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     concurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
     tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
     models: modelSettingsFromEnv(env),
+    ...(secretKeys ? { secretKeys } : {}),
+    egressAllowlist: egressAllowlistFromEnv(env),
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownDeadlineMs: envInt(env, 'SHUTDOWN_DEADLINE_MS', 25_000, [1000, 600_000]),
     jobLockMs: envInt(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
+    metricsPort: envInt(env, 'METRICS_PORT', 9464, [0, 65535]),
+    metricsHost: envString(env, 'HOST') ?? '127.0.0.1',
+    ...(metricsToken ? { metricsToken } : {}),
+    ...(otlpEndpoint ? { otlpEndpoint } : {}),
   };
 }

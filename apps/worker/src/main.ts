@@ -1,9 +1,13 @@
 import { openDatabase } from '@agentry/db';
+import { createEgressPolicy } from '@agentry/http-tools';
 import { createBullQueue, createRedisTenantSlots, jobRetryPolicy, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
 import { createRunProcessor, EnvError, startSweeper } from '@agentry/runner';
-import pino from 'pino';
+import { createSecretBox } from '@agentry/secrets';
+import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
+import pino, { type Logger } from 'pino';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
+import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 
 const SWEEP_INTERVAL_MS = 30_000;
 const STALE_AFTER_MS = 60_000;
@@ -21,16 +25,42 @@ function loadConfig(): WorkerConfig {
   }
 }
 
+/**
+ * `/metrics` and `/healthz` on METRICS_PORT. A port already taken is logged, not fatal: the worker
+ * still takes jobs (and a liveness probe on the port makes the problem visible).
+ */
+async function serveMetrics(config: WorkerConfig, logger: Logger): Promise<MetricsServer | undefined> {
+  if (config.metricsPort === 0) return undefined;
+  try {
+    return await startMetricsServer({
+      metrics: processMetrics(),
+      port: config.metricsPort,
+      host: config.metricsHost,
+      ...(config.metricsToken ? { token: config.metricsToken } : {}),
+    });
+  } catch (error) {
+    logger.error({ err: error, port: config.metricsPort }, 'metrics server could not start');
+    return undefined;
+  }
+}
+
 /** A worker process: takes run jobs from BullMQ and executes them. Run as many as you like. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
+  const tracing = await startTelemetry({
+    serviceName: 'agentry-worker',
+    ...(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {}),
+  });
+  const metrics = processMetrics();
   const database = await openDatabase({ kind: 'postgres', url: config.databaseUrl });
   const redis = { redisUrl: config.redisUrl, prefix: config.queuePrefix };
   const events = createRedisBus(redis);
   const control = createRedisRunControl(redis);
   const slots = createRedisTenantSlots({ ...redis, perTenant: config.tenantConcurrency });
   const queue = createBullQueue(redis);
+  metrics.trackQueue(queue);
+  const secretBox = config.secretKeys ? createSecretBox(config.secretKeys) : undefined;
   const processor = createRunProcessor({
     db: database.db,
     models: config.models,
@@ -38,8 +68,11 @@ async function main(): Promise<void> {
     events,
     control,
     slots,
+    ...(secretBox ? { secretBox } : {}),
+    egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
     enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
     log: (level, message, fields) => logger[level](fields, message),
+    telemetry: createRunTelemetry(metrics),
   });
   const worker = startBullWorker(redis, (job) => processor.process(job), {
     concurrency: config.concurrency,
@@ -54,7 +87,8 @@ async function main(): Promise<void> {
     giveUpAfterMs: GIVE_UP_AFTER_MS,
     log: (level, message, fields) => logger[level](fields, message),
   });
-  logger.info({ concurrency: config.concurrency }, 'worker started');
+  const metricsServer = await serveMetrics(config, logger);
+  logger.info({ concurrency: config.concurrency, metricsPort: metricsServer?.port }, 'worker started');
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
@@ -66,6 +100,7 @@ async function main(): Promise<void> {
       processor.close();
       await Promise.all([queue.close(), slots.close(), control.close(), events.close()]);
       await database.close();
+      await Promise.all([metricsServer?.close(), tracing.shutdown()]);
       logger.info('stopped');
       process.exit(0);
     } catch (error) {

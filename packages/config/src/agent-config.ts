@@ -76,6 +76,8 @@ export interface ModelConfig {
   name?: string;
   temperature?: number;
   max_output_tokens?: number;
+  /** Tenant secret holding the agent's own provider API key. */
+  api_key_secret?: string;
 }
 
 export interface LimitsConfig {

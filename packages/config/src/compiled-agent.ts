@@ -69,7 +69,16 @@ export interface CompiledAgent {
   systemPrompt: string;
   tools: CompiledTool[];
   toolDefinitions: ToolDefinition[];
-  model: { provider?: ModelProvider; name?: string; temperature?: number; maxOutputTokens?: number };
+  model: {
+    provider?: ModelProvider;
+    name?: string;
+    temperature?: number;
+    maxOutputTokens?: number;
+    /** Tenant secret holding the agent's own provider API key. */
+    apiKeySecret?: string;
+  };
+  /** Every tenant secret the agent reads (tool templates and the model key), sorted. */
+  requiredSecrets: string[];
   limits: CompiledLimits;
   toolChoice: ToolChoice;
   parallelToolCalls: boolean;

@@ -5,3 +5,4 @@ export * from './repositories/conversations.ts';
 export * from './repositories/run-attempts.ts';
 export * from './repositories/tenants.ts';
 export * from './schema.ts';
+export * from './repositories/secrets.ts';

@@ -200,4 +200,22 @@ export const messages = pgTable(
   (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
 );
 
-export const schema = { tenants, apiKeys, agents, agentVersions, conversations, runs, messages, toolCalls };
+/** Tenant secrets, sealed with AES-256-GCM (the key lives outside the database). Never returned by the API. */
+export const secrets = pgTable(
+  'secrets',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    keyId: text('key_id').notNull(),
+    iv: text('iv').notNull(),
+    ciphertext: text('ciphertext').notNull(),
+    tag: text('tag').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
+);
+
+export const schema = { tenants, apiKeys, agents, agentVersions, conversations, runs, messages, toolCalls, secrets };

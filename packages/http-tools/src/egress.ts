@@ -9,7 +9,7 @@ import { type EgressPolicy, strictEgressPolicy } from './egress/policy.ts';
 
 export { type AddressClass, type AddressRule, classifyAddress } from './egress/address-rules.ts';
 export { invalidAllowlistEntries, mergeAllowlists } from './egress/allowlist.ts';
-export { type EgressErrorCode, EgressError, isEgressError } from './egress/egress-error.ts';
+export { EgressError, type EgressErrorCode, isEgressError } from './egress/egress-error.ts';
 export { crossOriginSafeHeaders } from './egress/headers.ts';
 export {
   createEgressPolicy,

@@ -175,7 +175,10 @@ describe('createHttpToolExecutor', () => {
   });
 
   it('refuses private addresses by default, with the rule, and sends nothing', async () => {
-    const { config, hash } = loadAgentConfig({ basic_settings: { name: 'T' }, tools: [getTool('o', '/orders/{{id}}')] });
+    const { config, hash } = loadAgentConfig({
+      basic_settings: { name: 'T' },
+      tools: [getTool('o', '/orders/{{id}}')],
+    });
     const before = seen.length;
     const strict = createHttpToolExecutor({ agent: compileAgent(config, hash), context });
     const result = await strict.execute(call('o', { id: '1' }));
@@ -185,7 +188,8 @@ describe('createHttpToolExecutor', () => {
       output: {
         error: 'egress_forbidden_address',
         rule: 'loopback',
-        message: 'The tool’s address is not allowed (loopback). Ask the platform operator to allowlist it if this is intended.',
+        message:
+          'The tool’s address is not allowed (loopback). Ask the platform operator to allowlist it if this is intended.',
       },
       meta: expect.objectContaining({ attempts: 1 }),
     });

@@ -1,3 +1,5 @@
+import { invalidAllowlistEntries } from '@agentry/http-tools';
+import { parseSecretKey } from '@agentry/secrets';
 import type { ModelProviderSettings } from './model-settings.ts';
 
 /** A bad environment value: the message names the variable and what is expected. */
@@ -81,4 +83,39 @@ export function modelSettingsFromEnv(env: Env): ModelProviderSettings {
       ...(anthropicModel ? { anthropic: anthropicModel } : {}),
     },
   };
+}
+
+/**
+ * The secret-encryption keys: `SECRETS_KEY` (32 bytes, base64 or hex) under id `SECRETS_KEY_ID`
+ * (default `k1`), plus `SECRETS_OLD_KEYS` (`id:key,id:key`) still readable after a rotation.
+ * Undefined when `SECRETS_KEY` is not set.
+ */
+export function secretKeysFromEnv(env: Env): { keys: Record<string, Buffer>; currentKeyId: string } | undefined {
+  const current = envString(env, 'SECRETS_KEY');
+  if (!current) return undefined;
+  const currentKeyId = envString(env, 'SECRETS_KEY_ID') ?? 'k1';
+  const keys: Record<string, Buffer> = {};
+  for (const entry of envList(env, 'SECRETS_OLD_KEYS')) {
+    const [id, value] = entry.split(':', 2);
+    if (!id || !value) throw new EnvError('SECRETS_OLD_KEYS', 'expected comma-separated id:key pairs');
+    keys[id] = parseKey('SECRETS_OLD_KEYS', value);
+  }
+  keys[currentKeyId] = parseKey('SECRETS_KEY', current);
+  return { keys, currentKeyId };
+}
+
+function parseKey(variable: string, value: string): Buffer {
+  try {
+    return parseSecretKey(value);
+  } catch (error) {
+    throw new EnvError(variable, (error as Error).message);
+  }
+}
+
+/** `EGRESS_ALLOWLIST`: hosts, `*.domain` wildcards and CIDRs HTTP tools may reach even when private. */
+export function egressAllowlistFromEnv(env: Env): string[] {
+  const list = envList(env, 'EGRESS_ALLOWLIST');
+  const invalid = invalidAllowlistEntries(list);
+  if (invalid.length > 0) throw new EnvError('EGRESS_ALLOWLIST', `not a host, *.domain or CIDR: ${invalid.join(', ')}`);
+  return list;
 }

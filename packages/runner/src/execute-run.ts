@@ -13,9 +13,11 @@ import {
   writePendingInput,
 } from '@agentry/db';
 import { toAppError } from '@agentry/errors';
+import type { EgressPolicy } from '@agentry/http-tools';
 import { addUsage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from '@agentry/llm';
 import { type Job, Requeue, type TenantSlots } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
+import type { SecretBox } from '@agentry/secrets';
 import type { RunTelemetry } from '@agentry/telemetry';
 import type { ModelProviderSettings } from './model-settings.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
@@ -32,6 +34,10 @@ export interface RunExecutorDeps {
   events?: RunEventBus;
   /** Cancellation requests from the API. */
   control?: RunControl;
+  /** Where tools may send requests (SSRF guard); default: public addresses only. */
+  egress?: EgressPolicy;
+  /** Opens tenant secrets for tool templates and agents' own model keys. */
+  secretBox?: SecretBox;
   /** Per-tenant concurrency cap; omitted = no cap. */
   slots?: TenantSlots;
   /** Queues a run (the next one of a conversation once the current one ends). */
@@ -69,8 +75,17 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   const unsubscribe = deps.control?.onCancel((runId) => active.get(runId)?.abort('cancel' satisfies StopReason));
   const log = deps.log ?? (() => {});
   const telemetry = deps.telemetry;
-  const checkpoint: typeof checkpointRun = (db, run, ...rest) =>
-    telemetry ? telemetry.traceCheckpoint(run, () => checkpointRun(db, run, ...rest)) : checkpointRun(db, run, ...rest);
+  /** `checkpointRun`, inside a `db.checkpoint` span when telemetry is on. */
+  const checkpoint = (
+    db: Db,
+    run: Run,
+    fence: number,
+    list: Message[],
+    update?: Parameters<typeof checkpointRun>[4],
+  ) =>
+    telemetry
+      ? telemetry.traceCheckpoint(run, () => checkpointRun(db, run, fence, list, update))
+      : checkpointRun(db, run, fence, list, update);
 
   return {
     process: (job) => processJob(job),
@@ -157,7 +172,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
 
   async function runLoop(run: Run, fence: number, controller: AbortController): Promise<AgentRunResult> {
     const { signal } = controller;
-    const setup = await setUpRun(deps.db, run, deps.models, deps.fetch);
+    const setup = await setUpRun(deps.db, run, deps.models, deps.fetch, deps.secretBox, deps.egress);
     const { agent } = setup;
     const recording = createRecordingExecutor({
       inner: setup.http,

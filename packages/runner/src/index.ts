@@ -1,6 +1,7 @@
 export {
   type Env,
   EnvError,
+  egressAllowlistFromEnv,
   envEnum,
   envInt,
   envList,
@@ -8,6 +9,7 @@ export {
   envUrl,
   LOG_LEVELS,
   modelSettingsFromEnv,
+  secretKeysFromEnv,
 } from './env.ts';
 export { createRunProcessor, type RunExecutorDeps, type RunProcessor } from './execute-run.ts';
 export {
@@ -21,3 +23,4 @@ export {
 export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor.ts';
 export { type SweeperOptions, startSweeper, sweepStuckRuns } from './sweeper.ts';
 export { systemContext } from './system-context.ts';
+export { openSecrets, secretContext, secretsNotConfigured } from './tenant-secrets.ts';

@@ -18,6 +18,8 @@ export interface ModelProviderSettings {
 export interface AgentModelChoice {
   provider?: ProviderName;
   name?: string;
+  /** The agent's own API key (from a tenant secret); replaces the platform's. */
+  apiKey?: string;
 }
 
 const FALLBACK_MODELS: Record<ProviderName, string> = {
@@ -41,9 +43,10 @@ export interface ResolvedModel {
  * resolveModel({ provider: 'anthropic' }, { anthropic: { apiKey: 'sk-ant-…' } });
  */
 export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSettings): ResolvedModel {
-  const provider = choice.provider ?? defaultProvider(settings);
+  const provider = choice.provider ?? defaultProvider(settings) ?? (choice.apiKey ? 'openai' : undefined);
   if (!provider) throw errors.modelNotConfigured();
-  const creds = provider === 'anthropic' ? settings.anthropic : settings.openai;
+  const platform = provider === 'anthropic' ? settings.anthropic : settings.openai;
+  const creds = choice.apiKey ? { ...platform, apiKey: choice.apiKey } : platform;
   // A base URL alone is enough for local OpenAI-compatible servers (Ollama, vLLM) that need no key.
   if (!creds?.apiKey && !creds?.baseURL) throw errors.modelNotConfigured(provider);
   const name = choice.name ?? settings.defaultModels?.[provider] ?? FALLBACK_MODELS[provider];

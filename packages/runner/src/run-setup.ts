@@ -2,11 +2,13 @@ import { withToolProtocol } from '@agentry/agent';
 import { type CompiledAgent, compileAgent, loadAgentConfig, modelVisibleContext } from '@agentry/config';
 import { type Conversation, type Db, getAgentVersion, getConversation, type Run } from '@agentry/db';
 import { AppError } from '@agentry/errors';
-import { createHttpToolExecutor } from '@agentry/http-tools';
+import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
+import type { SecretBox } from '@agentry/secrets';
 import { createModel, type ModelProviderSettings, resolveModel } from './model-settings.ts';
 import { idempotencyKeyFor } from './recording-executor.ts';
 import { systemContext } from './system-context.ts';
+import { openSecrets } from './tenant-secrets.ts';
 
 export interface RunSetup {
   agent: CompiledAgent;
@@ -29,6 +31,8 @@ export async function setUpRun(
   run: Run,
   models: ModelProviderSettings,
   fetchImpl: typeof fetch | undefined,
+  secretBox: SecretBox | undefined,
+  egress: EgressPolicy | undefined,
 ): Promise<RunSetup & { provider: keyof typeof CONTEXT_WINDOW }> {
   const version = await getAgentVersion(db, run.tenantId, run.agentId, run.agentVersion);
   const conversation = await getConversation(db, run.tenantId, run.conversationId);
@@ -42,13 +46,16 @@ export async function setUpRun(
   }
   const { config, hash } = loadAgentConfig(version.config);
   const agent = compileAgent(config, hash);
-  const resolved = resolveModel(agent.model, models);
+  const secrets = await openSecrets(db, secretBox, run.tenantId, agent.requiredSecrets);
+  const apiKey = agent.model.apiKeySecret ? secrets[agent.model.apiKeySecret] : undefined;
+  const resolved = resolveModel({ ...agent.model, ...(apiKey ? { apiKey } : {}) }, models);
   const base = createModel(resolved, models);
   const model = agent.toolProtocol === 'native' ? base : withToolProtocol(base, agent.toolProtocol);
   const http = createHttpToolExecutor({
     agent,
-    context: { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets: {} },
+    context: { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets },
     idempotencyKey: (call) => idempotencyKeyFor(run.id, call.id),
+    ...(egress ? { egress } : {}),
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
   const visible = modelVisibleContext(agent.contextVariables, conversation.context);

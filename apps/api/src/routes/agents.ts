@@ -58,7 +58,7 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json({ valid: true, summary: summary(config, hash) });
   });
 
-  app.route('/tools', toolTestRoute());
+  app.route('/tools', toolTestRoute(deps));
 
   app.get('/', async (c) => {
     const page = readPage(c);

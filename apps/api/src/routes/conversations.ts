@@ -16,7 +16,7 @@ import {
   listRunMessages,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
-import { resolveModel } from '@agentry/runner';
+import { openSecrets, resolveModel } from '@agentry/runner';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
@@ -106,10 +106,12 @@ export function conversationRoutes(deps: ApiDeps) {
     const version =
       agent && versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
     if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
-    // Fail before writing anything when the agent's model cannot be reached at all.
     const { config, hash } = loadAgentConfig(version.config);
     const compiled = compileAgent(config, hash);
-    resolveModel(compiled.model, deps.models);
+    // Fail before writing anything when the agent's model or secrets cannot be had.
+    const secrets = await openSecrets(deps.db, deps.secretBox, tenantId, compiled.requiredSecrets);
+    const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
+    resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
 
     const { run, interrupted } = await createRunForMessage(deps.db, {
       tenantId,

@@ -34,7 +34,10 @@ export function dashboardRoutes() {
   app.get('/', (c) => c.redirect('/dashboard/'));
   app.use('*', async (c, next) => {
     if (!existsSync(dashboardDist)) {
-      throw errors.badRequest('dashboard_not_built', 'The dashboard has not been built: run `pnpm --filter @agentry/dashboard build`');
+      throw errors.badRequest(
+        'dashboard_not_built',
+        'The dashboard has not been built: run `pnpm --filter @agentry/dashboard build`',
+      );
     }
     await next();
   });

@@ -1,8 +1,11 @@
 import { compileAgent, loadAgentConfig, maskSecrets, type RenderedRequest } from '@agentry/config';
+import { getSealedSecrets } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { createHttpToolExecutor } from '@agentry/http-tools';
+import { secretContext } from '@agentry/runner';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiDeps } from '../deps.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 
@@ -18,7 +21,7 @@ const ToolTest = z.strictObject({
  * The tool tester: shows the exact request a call would send (secrets masked) and, with
  * `send: true`, sends it and returns what the model would see.
  */
-export function toolTestRoute() {
+export function toolTestRoute(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
   app.post('/test', async (c) => {
     const body = await readJson(c, ToolTest);
@@ -29,8 +32,11 @@ export function toolTestRoute() {
     const checked = tool.validateArguments(body.arguments);
     if (!checked.ok)
       throw errors.validation('The arguments do not match the tool’s parameters', checked.issues, 'invalid_arguments');
-    // Tenant secrets arrive with the tenancy work; until then a secret renders as a visible marker.
-    const secrets = Object.fromEntries(tool.secretNames.map((name) => [name, `secret-${name}-not-set`]));
+    // Set secrets are used (and masked in what is returned); a missing one renders as a visible marker.
+    const stored = await storedSecrets(deps, c.var.tenant.id, tool.secretNames);
+    const secrets = Object.fromEntries(
+      tool.secretNames.map((name) => [name, stored[name] ?? `secret-${name}-not-set`]),
+    );
     const context = {
       ...body.context,
       tenantId: c.var.tenant.id,
@@ -42,7 +48,7 @@ export function toolTestRoute() {
     const request = tool.render(checked.value, { context, secrets });
     const masked = maskRequest(request, secrets);
     if (!body.send) return c.json({ request: masked });
-    const executor = createHttpToolExecutor({ agent, context: { context, secrets } });
+    const executor = createHttpToolExecutor({ agent, context: { context, secrets }, egress: deps.egress });
     const started = performance.now();
     const result = await executor.execute({
       type: 'tool_call',
@@ -72,4 +78,10 @@ function maskRequest(request: RenderedRequest, secrets: Record<string, string>) 
     headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, mask(v)])),
     body: request.body === undefined ? null : mask(request.body),
   };
+}
+
+async function storedSecrets(deps: ApiDeps, tenantId: string, names: string[]): Promise<Record<string, string>> {
+  if (!deps.secretBox || names.length === 0) return {};
+  const rows = await getSealedSecrets(deps.db, tenantId, names);
+  return Object.fromEntries(rows.map((r) => [r.name, deps.secretBox!.open(r, secretContext(tenantId, r.name))]));
 }

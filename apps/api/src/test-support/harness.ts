@@ -115,6 +115,8 @@ export async function startHarness(
       PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
       LOG_LEVEL: 'silent',
       RUN_WAIT_MS: '20000',
+      // The fake model and tool endpoints listen on loopback, which the egress guard refuses by default.
+      EGRESS_ALLOWLIST: '127.0.0.1',
       ...providerEnv(provider, llm),
       ...extraEnv,
     };

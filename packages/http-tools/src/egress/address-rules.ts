@@ -64,6 +64,26 @@ const globalUnicast = ipaddr.IPv6.parseCIDR('2000::/3');
 const nat64WellKnown = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
 /**
+ * Parses an IP address. IPv6 text is first put in the WHATWG URL's canonical form (hex only, zone
+ * dropped): ipaddr.js reads the dotted tail of `::8.8.8.8` as if it were `::ffff:8.8.8.8`.
+ *
+ * @example
+ * parseAddress('::127.0.0.1')?.toNormalizedString(); // '0:0:0:0:0:0:7f00:1'
+ */
+export function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  const version = isIP(bare);
+  if (version === 4) return ipaddr.IPv4.parse(bare);
+  if (version !== 6) return undefined;
+  const withoutZone = bare.split('%')[0] ?? '';
+  try {
+    return ipaddr.IPv6.parse(new URL(`http://[${withoutZone}]/`).hostname.slice(1, -1));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Classifies one IP address (as `dns.lookup` or a URL host gives it). Fails closed: only public
  * unicast addresses are `public`; IPv4 addresses inside IPv6 ones (IPv4-mapped, IPv4-compatible,
  * NAT64) are judged by the IPv4 address they carry; 6to4 and Teredo are refused outright; an IPv6
@@ -75,10 +95,8 @@ const nat64WellKnown = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
  * classifyAddress('93.184.215.14');   // { public: true }
  */
 export function classifyAddress(address: string): AddressClass {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  const version = isIP(bare);
-  if (version === 0) return { public: false, rule: 'reserved' };
-  const parsed = ipaddr.parse(bare);
+  const parsed = parseAddress(address);
+  if (!parsed) return { public: false, rule: 'reserved' };
   if (parsed.kind() === 'ipv4') return classifyIPv4(parsed as ipaddr.IPv4);
   return classifyIPv6(parsed as ipaddr.IPv6);
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { parseAddress } from './address-rules.ts';
 
 /** A parsed allowlist: exact host names, `*.domain` suffixes and address ranges. */
 export interface ParsedAllowlist {
@@ -40,12 +41,16 @@ function parseEntry(raw: string): Entry | undefined {
     if (isIP(address) === 4 && ipaddr.IPv4.isValidCIDRFourPartDecimal(text)) {
       return { kind: 'range', range: ipaddr.IPv4.parseCIDR(text) };
     }
-    if (isIP(address) === 6 && ipaddr.IPv6.isValidCIDR(text)) return { kind: 'range', range: ipaddr.IPv6.parseCIDR(text) };
+    const v6 = isIP(address) === 6 && !address.includes('%') ? parseAddress(address) : undefined;
+    if (v6 && ipaddr.IPv6.isValidCIDR(text)) return { kind: 'range', range: [v6, Number(bits)] };
     return undefined;
   }
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   const version = isIP(bare);
-  if (version !== 0) return { kind: 'range', range: [ipaddr.parse(bare), version === 4 ? 32 : 128] };
+  if (version !== 0) {
+    const parsed = bare.includes('%') ? undefined : parseAddress(bare);
+    return parsed ? { kind: 'range', range: [parsed, version === 4 ? 32 : 128] } : undefined;
+  }
   if (text.startsWith('*.')) {
     const suffix = hostName(text.slice(2));
     return suffix ? { kind: 'suffix', suffix } : undefined;
@@ -120,8 +125,8 @@ export function isHostAllowlisted(list: ParsedAllowlist, hostname: string): bool
 
 /** Whether an IP address falls in an allowlisted address or CIDR (IPv4-mapped IPv6 matches its IPv4 form). */
 export function isAddressAllowlisted(list: ParsedAllowlist, address: string): boolean {
-  if (list.ranges.length === 0 || isIP(address) === 0) return false;
-  const parsed = ipaddr.parse(address);
+  const parsed = list.ranges.length === 0 ? undefined : parseAddress(address);
+  if (!parsed) return false;
   const forms: Array<ipaddr.IPv4 | ipaddr.IPv6> = [parsed];
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     forms.push((parsed as ipaddr.IPv6).toIPv4Address());

@@ -46,7 +46,10 @@ export function limitBody(
             end();
             // Enqueue the part that fits; the next pull reports the overflow (erroring now would drop it).
             if (room > 0) controller.enqueue(value.subarray(0, room));
-            else controller.error(new EgressError('egress_response_too_large', `The tool’s response is larger than ${maxBytes} bytes.`));
+            else
+              controller.error(
+                new EgressError('egress_response_too_large', `The tool’s response is larger than ${maxBytes} bytes.`),
+              );
             return;
           }
           bytes += value.byteLength;

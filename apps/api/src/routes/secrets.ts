@@ -1,0 +1,65 @@
+import { deleteSecret, listSecrets, putSecret } from '@agentry/db';
+import { errors } from '@agentry/errors';
+import { secretContext, secretsNotConfigured } from '@agentry/runner';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps.ts';
+import type { AuthVariables } from '../http/auth.ts';
+import { readJson } from '../http/body.ts';
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const MAX_SECRET_BYTES = 16 * 1024;
+const PutSecret = z.strictObject({ value: z.string().min(1).max(MAX_SECRET_BYTES) });
+
+function secretName(raw: string): string {
+  if (!NAME.test(raw)) {
+    throw errors.badRequest(
+      'invalid_secret_name',
+      'A secret name starts with a letter or _ and has up to 64 letters, digits and _ (it is used as {{secrets.NAME}})',
+    );
+  }
+  return raw;
+}
+
+/** Write-only tenant secrets: values go in, only names and dates come out. */
+export function secretRoutes(deps: ApiDeps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  app.use('*', async (_c, next) => {
+    if (!deps.secretBox) throw secretsNotConfigured();
+    await next();
+  });
+
+  app.get('/', async (c) => {
+    const rows = await listSecrets(deps.db, c.var.tenant.id);
+    return c.json({
+      object: 'list',
+      data: rows.map((r) => ({
+        object: 'secret',
+        name: r.name,
+        created_at: r.createdAt.toISOString(),
+        updated_at: r.updatedAt.toISOString(),
+      })),
+      next_cursor: null,
+    });
+  });
+
+  app.put('/:name', async (c) => {
+    const name = secretName(c.req.param('name'));
+    const { value } = await readJson(c, PutSecret);
+    const tenantId = c.var.tenant.id;
+    const { created } = await putSecret(
+      deps.db,
+      tenantId,
+      name,
+      deps.secretBox!.seal(value, secretContext(tenantId, name)),
+    );
+    return c.json({ object: 'secret', name, created }, created ? 201 : 200);
+  });
+
+  app.delete('/:name', async (c) => {
+    const name = secretName(c.req.param('name'));
+    if (!(await deleteSecret(deps.db, c.var.tenant.id, name))) throw errors.notFound('secret', name);
+    return c.body(null, 204);
+  });
+  return app;
+}

@@ -1,0 +1,1 @@
+export { createSecretBox, parseSecretKey, type SealedSecret, type SecretBox } from './secret-box.ts';
