@@ -32,9 +32,15 @@ export const apiKeys = pgTable(
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
     kind: text('kind').$type<'secret' | 'publishable'>().notNull(),
+    /** A label for people ("widget on shop.example.com"). */
+    name: text('name'),
     prefix: text('prefix').notNull(),
     keyHash: text('key_hash').notNull(),
     scopes: jsonb('scopes').$type<string[]>().notNull().default(sql`'["*"]'::jsonb`),
+    /** Publishable keys: the agents they may chat with. */
+    allowedAgents: jsonb('allowed_agents').$type<string[]>(),
+    /** Publishable keys: page origins allowed to use them (`https://*.example.com` wildcards). */
+    allowedOrigins: jsonb('allowed_origins').$type<string[]>(),
     createdAt: createdAt(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
