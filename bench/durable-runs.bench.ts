@@ -684,7 +684,7 @@ async function soak(p: Platform): Promise<BenchResult[]> {
   const redisAfter = await usedMemory();
   redis.disconnect();
   const runs = loaded.timings.length;
-  const trend = (k: 'api' | 'worker') => slope(samples.map((s) => ({ x: s.t, y: s[k] })));
+  const trend = (k: 'api' | 'worker', from = 0) => slope(samples.slice(from).map((s) => ({ x: s.t, y: s[k] })));
   const range = (k: 'api' | 'worker') =>
     `${samples[0]![k].toFixed(0)} → ${samples.at(-1)![k].toFixed(0)} MiB (max ${Math.max(...samples.map((s) => s[k])).toFixed(0)})`;
   const note = `soak ${SOAK_SECONDS} s, ${SOAK_CLIENTS} clients, ${runs} runs`;
@@ -707,7 +707,7 @@ async function soak(p: Platform): Promise<BenchResult[]> {
       unit: 'MiB/min',
       median: trend(k),
       p99: trend(k),
-      note: `${note}; least squares over ${samples.length} 1-s samples; ${range(k)}`,
+      note: `${note}; least squares over ${samples.length} 1-s samples (second half alone: ${trend(k, samples.length >> 1).toFixed(2)}); ${range(k)}`,
     })),
     {
       name: `${p.label}: Redis memory kept per run`,
@@ -770,13 +770,14 @@ export async function run(): Promise<BenchResult[]> {
       const seq = await sequential(platformRun(separate, separate.agents.instant), SEQUENTIAL_RUNS);
       const { loaded, cpu } = await separateThroughput(separate, services);
       results.push(...modeResults({ label: separate.label, seq, loaded }, baseline), ...cpu);
-      if (STREAMS > 0) {
-        log(`(b) ${STREAMS} concurrent streams`);
-        results.push(...(await manyStreams(separate, STREAMS)));
-      }
+      // The soak follows the runs/s window (same kind of load), before the N-streams peak inflates the heaps.
       if (SOAK_SECONDS > 0) {
         log(`(b) soak ${SOAK_SECONDS} s`);
         results.push(...(await soak(separate)));
+      }
+      if (STREAMS > 0) {
+        log(`(b) ${STREAMS} concurrent streams`);
+        results.push(...(await manyStreams(separate, STREAMS)));
       }
     } finally {
       await separate.stop();

@@ -2,6 +2,7 @@ import { errors, toAppError } from '@agentry/errors';
 import { type AgentryMetrics, processMetrics } from '@agentry/telemetry';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { ApiDeps } from './deps.ts';
 import { type AuthVariables, requireTenantKey } from './http/auth.ts';
@@ -10,6 +11,9 @@ import { httpMetrics } from './http/http-metrics.ts';
 import { problemResponse } from './http/problem.ts';
 import { requestLogger } from './http/request-logger.ts';
 import { agentRoutes } from './routes/agents.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { chatCompletionRoutes } from './routes/chat-completions.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -17,6 +21,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { runRoutes } from './routes/runs.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { usageRoutes } from './routes/usage.ts';
 
 /** Observability of the HTTP layer: which metrics `/metrics` serves and who may scrape them. */
 export interface AppObservability {
@@ -60,6 +65,16 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   app.route('/dashboard', dashboardRoutes());
 
   const v1 = new Hono<{ Variables: AuthVariables }>();
+  // Browsers may call the API from any page; publishable keys are then held to their allowed origins.
+  v1.use(
+    '*',
+    cors({
+      origin: (origin) => origin,
+      allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Prefer', 'Idempotency-Key'],
+      exposeHeaders: ['Location', 'Retry-After', 'Preference-Applied'],
+      maxAge: 600,
+    }),
+  );
   v1.use(
     '*',
     bodyLimit({
@@ -70,12 +85,16 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
     }),
   );
   v1.route('/tenants', tenantRoutes(deps));
+  v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
   tenantScoped.use('*', requireTenantKey(deps.db));
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps));
   tenantScoped.route('/runs', runRoutes(deps));
   tenantScoped.route('/secrets', secretRoutes(deps));
+  tenantScoped.route('/usage', usageRoutes(deps));
+  tenantScoped.route('/audit-events', auditRoutes(deps));
+  tenantScoped.route('/api-keys', apiKeyRoutes(deps));
   v1.route('/', tenantScoped);
   app.route('/v1', v1);
   return app;

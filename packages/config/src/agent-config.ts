@@ -112,6 +112,31 @@ export interface WidgetConfig {
 
 export type ToolProtocol = 'native' | 'json' | 'xml';
 
+/** An MCP server whose tools the agent may call as `<name>__<tool>` (seed 003 §5.12). */
+export interface McpServerConfig {
+  name: string;
+  /** `http` = Streamable HTTP (default), `sse` = HTTP+SSE. `stdio` is refused in tenant configs. */
+  transport?: 'http' | 'sse' | 'stdio';
+  url?: string;
+  /** Header name → template; only `{{secrets.X}}` placeholders. */
+  headers?: Record<string, string>;
+  /** Seconds per request (default `limits.tool_timeout`). */
+  timeout?: number;
+  enabled?: boolean;
+  /** Allow-list of the server's own tool names (without the `server__` prefix); default all. */
+  tools?: string[];
+}
+
+/** A sub-agent offered to the agent as the tool `skill__<name>` (seed 003 §7.8). */
+export interface SkillConfig {
+  name: string;
+  description: string;
+  basic_settings: BasicSettings;
+  action_books?: ActionBook[];
+  tools?: ToolConfig[];
+  limits?: LimitsConfig;
+}
+
 /**
  * A validated agent configuration (see `loadAgentConfig`). `action_books` and `tools` are always
  * present after loading, even when the uploaded JSON left them out.
@@ -134,4 +159,6 @@ export interface AgentConfig {
   tool_protocol?: ToolProtocol;
   context?: ContextVariableConfig[];
   widget?: WidgetConfig;
+  mcp_servers?: McpServerConfig[];
+  skills?: SkillConfig[];
 }

@@ -3,10 +3,13 @@ import type { ToolChoice } from '@agentry/llm';
 import { LRUCache } from 'lru-cache';
 import type { AgentConfig } from './agent-config.ts';
 import { compileTool } from './compile-tool.ts';
-import type { CompiledAgent, CompiledLimits, CompiledTool } from './compiled-agent.ts';
+import type { CompiledAgent, CompiledLimits, CompiledSkill, CompiledTool } from './compiled-agent.ts';
 import { compiledToolsOf } from './compiled-tools-memo.ts';
 import { contextNames } from './config-checks.ts';
 import { defaults } from './defaults.ts';
+import { loadAgentConfig } from './load-agent-config.ts';
+import { compileMcpServers } from './mcp-servers.ts';
+import { skillDocument, skillToolDefinition, skillToolName } from './skills.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 
 // Bounded: a busy server holds the agents in use, never every config ever uploaded.
@@ -41,6 +44,23 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
       return result.tool;
     });
   const model = config.model ?? {};
+  const servers = compileMcpServers(config.mcp_servers ?? [], limits.toolTimeoutMs);
+  if (!servers.ok) throw errors.validation('The agent configuration was not validated', servers.issues);
+  const mcpServers = servers.servers;
+  const skills = (config.skills ?? []).map((skill): CompiledSkill => {
+    // Cached by content like every config: a skill shared by many agents compiles once.
+    const loaded = loadAgentConfig(skillDocument(config, skill));
+    return {
+      name: skill.name,
+      toolName: skillToolName(skill.name),
+      definition: skillToolDefinition(skill),
+      agent: compileAgent(loaded.config, loaded.hash),
+    };
+  });
+  const extraSecrets = [
+    ...mcpServers.filter((s) => s.enabled).flatMap((s) => s.secretNames),
+    ...skills.flatMap((s) => s.agent.requiredSecrets),
+  ];
   return {
     hash,
     config,
@@ -54,7 +74,13 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
       ...(model.max_output_tokens !== undefined ? { maxOutputTokens: model.max_output_tokens } : {}),
       ...(model.api_key_secret ? { apiKeySecret: model.api_key_secret } : {}),
     },
-    requiredSecrets: [...new Set([...tools.flatMap((t) => t.secretNames), ...(model.api_key_secret ? [model.api_key_secret] : [])])].sort(),
+    requiredSecrets: [
+      ...new Set([
+        ...tools.flatMap((t) => t.secretNames),
+        ...(model.api_key_secret ? [model.api_key_secret] : []),
+        ...extraSecrets,
+      ]),
+    ].sort(),
     limits,
     toolChoice: toolChoice(config.tool_choice),
     parallelToolCalls: config.parallel_tool_calls ?? true,
@@ -63,6 +89,8 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
     toolProtocol: config.tool_protocol ?? 'native',
     contextVariables: config.context ?? [],
     ...(config.widget ? { widget: config.widget } : {}),
+    mcpServers,
+    skills,
   };
 }
 

@@ -54,6 +54,31 @@ export interface CompiledTool {
   render(args: Record<string, unknown>, ctx: ToolContext): RenderedRequest;
 }
 
+/** An MCP server of the agent, ready to connect (seed 003 §5.12). */
+export interface CompiledMcpServer {
+  name: string;
+  transport: 'http' | 'sse';
+  enabled: boolean;
+  /** Per request: connecting, discovery and each tool call. */
+  timeoutMs: number;
+  /** The server's own tool names the agent may use; undefined = all. */
+  allowTools?: string[];
+  /** Tenant secrets the URL and headers read. */
+  secretNames: string[];
+  /** URL and headers with secrets filled in. Throws `missing_secret`. */
+  render(secrets: Record<string, string>): { url: string; headers: Record<string, string> };
+}
+
+/** A sub-agent offered to the model as the tool `skill__<name>`. */
+export interface CompiledSkill {
+  name: string;
+  /** `skill__<name>`. */
+  toolName: string;
+  definition: ToolDefinition;
+  /** The skill as an agent of its own (settings, action books, tools, limits; the parent's context variables). */
+  agent: CompiledAgent;
+}
+
 export interface CompiledLimits {
   maxSteps: number;
   maxToolCalls: number;
@@ -88,4 +113,8 @@ export interface CompiledAgent {
   /** Declared context variables (system ones excluded). */
   contextVariables: ContextVariableConfig[];
   widget?: WidgetConfig;
+  /** Empty when the config declares none. */
+  mcpServers: CompiledMcpServer[];
+  /** Empty when the config declares none. */
+  skills: CompiledSkill[];
 }

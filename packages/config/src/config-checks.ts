@@ -2,6 +2,8 @@ import type { FieldIssue } from '@agentry/errors';
 import { systemContextVariables } from './context-variables.ts';
 import { pointer, readablePath } from './json-pointer.ts';
 import { linearPatternError } from './linear-regexp.ts';
+import { isDeclaredMcpToolName } from './mcp-servers.ts';
+import { declaredSkillToolNames } from './skills.ts';
 import { didYouMean } from './suggest.ts';
 
 type Json = Record<string, unknown>;
@@ -20,11 +22,13 @@ const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 export function crossFieldIssues(doc: Json): FieldIssue[] {
   const tools = arrayOf(doc.tools);
   const toolNames = tools.map((t) => (isObject(t) && typeof t.name === 'string' ? t.name : undefined));
-  const known = toolNames.filter((n): n is string => n !== undefined);
+  // Skills and MCP tools (server__tool) may be named too; MCP tools are only known after discovery.
+  const known = [...toolNames.filter((n): n is string => n !== undefined), ...declaredSkillToolNames(doc)];
+  const isKnown = (name: string) => known.includes(name) || isDeclaredMcpToolName(doc, name);
   return [
     ...duplicateToolNames(toolNames),
-    ...actionBookToolIssues(arrayOf(doc.action_books), known),
-    ...toolChoiceIssues(doc.tool_choice, known),
+    ...actionBookToolIssues(arrayOf(doc.action_books), known, isKnown),
+    ...toolChoiceIssues(doc.tool_choice, known, isKnown),
     ...contextVariableIssues(arrayOf(doc.context)),
     ...tools.flatMap((tool, i) => (isObject(tool) ? toolIssues(tool, i) : [])),
   ];
@@ -53,12 +57,12 @@ function duplicateToolNames(names: Array<string | undefined>): FieldIssue[] {
   return issues;
 }
 
-function actionBookToolIssues(books: unknown[], tools: string[]): FieldIssue[] {
+function actionBookToolIssues(books: unknown[], tools: string[], isKnown: (name: string) => boolean): FieldIssue[] {
   const issues: FieldIssue[] = [];
   books.forEach((book, i) => {
     if (!isObject(book)) return;
     arrayOf(book.tools).forEach((name, j) => {
-      if (typeof name !== 'string' || tools.includes(name)) return;
+      if (typeof name !== 'string' || isKnown(name)) return;
       issues.push({
         path: pointer('action_books', i, 'tools', j),
         code: 'unknown_tool',
@@ -71,8 +75,8 @@ function actionBookToolIssues(books: unknown[], tools: string[]): FieldIssue[] {
   return issues;
 }
 
-function toolChoiceIssues(choice: unknown, tools: string[]): FieldIssue[] {
-  if (typeof choice !== 'string' || builtInToolChoices.includes(choice) || tools.includes(choice)) return [];
+function toolChoiceIssues(choice: unknown, tools: string[], isKnown: (name: string) => boolean): FieldIssue[] {
+  if (typeof choice !== 'string' || builtInToolChoices.includes(choice) || isKnown(choice)) return [];
   return [
     {
       path: '/tool_choice',
@@ -131,7 +135,7 @@ function toolIssues(tool: Json, i: number): FieldIssue[] {
 }
 
 /** Walks a parameters schema: RE2-only patterns, `required` names that exist, local `$ref`s that resolve. */
-function parameterSchemaIssues(root: Json, rootPath: string): FieldIssue[] {
+export function parameterSchemaIssues(root: Json, rootPath: string): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const defs = isObject(root.$defs) ? Object.keys(root.$defs) : [];
   const stack: Array<[Json, string]> = [[root, rootPath]];

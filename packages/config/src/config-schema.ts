@@ -30,3 +30,19 @@ export function schemaIssues(document: unknown): FieldIssue[] {
   if (validateDocument(document)) return [];
   return ajvIssues(validateDocument.errors ?? []);
 }
+
+const validateParameters = ajv.getSchema(`${schema.$id}#/$defs/parameters`);
+
+/**
+ * Validates a tool's parameters schema alone against the same safe subset as `tools[].parameters`
+ * (for schemas that come from elsewhere, such as an MCP server's input schemas). Paths are
+ * relative to the schema.
+ *
+ * @example
+ * parametersSchemaIssues({ type: 'object', properties: { q: { type: 'string', pattern: '(?=x)' } } });
+ */
+export function parametersSchemaIssues(parameters: unknown): FieldIssue[] {
+  if (!validateParameters) throw new Error('the config schema has no $defs/parameters');
+  if (validateParameters(parameters)) return [];
+  return ajvIssues(validateParameters.errors ?? [], 'the input schema');
+}

@@ -8,10 +8,12 @@ export type {
   EndpointConfig,
   HttpMethod,
   LimitsConfig,
+  McpServerConfig,
   ModelConfig,
   ModelProvider,
   ParametersSchema,
   ResponseConfig,
+  SkillConfig,
   ToolConfig,
   ToolProtocol,
   WidgetConfig,
@@ -22,6 +24,8 @@ export type {
   ArgumentCheck,
   CompiledAgent,
   CompiledLimits,
+  CompiledMcpServer,
+  CompiledSkill,
   CompiledTool,
   RenderedRequest,
   ToolContext,
@@ -34,3 +38,7 @@ export { readablePath } from './json-pointer.ts';
 export { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
 export { maskSecrets } from './mask-secrets.ts';
 export { buildSystemPrompt } from './system-prompt.ts';
+export { MCP_TOOL_SEPARATOR, mcpToolName, SKILL_TOOL_PREFIX } from './mcp-servers.ts';
+export { externalParametersSchema } from './mcp-tool-schema.ts';
+export { argumentsValidator, type ArgumentsValidator } from './parameters-validator.ts';
+export { skillToolName } from './skills.ts';

@@ -1,6 +1,6 @@
 import { errors, type FieldIssue } from '@agentry/errors';
 import { LRUCache } from 'lru-cache';
-import type { AgentConfig } from './agent-config.ts';
+import type { AgentConfig, McpServerConfig } from './agent-config.ts';
 import { canonicalJson, sha256 } from './canonical-hash.ts';
 import { compileTool } from './compile-tool.ts';
 import type { CompiledTool } from './compiled-agent.ts';
@@ -9,6 +9,8 @@ import { contextNames, crossFieldIssues } from './config-checks.ts';
 import { schemaIssues } from './config-schema.ts';
 import { defaults } from './defaults.ts';
 import { documentLimitIssues } from './document-limits.ts';
+import { compileMcpServers, mcpServerIssues } from './mcp-servers.ts';
+import { skillIssues } from './skills.ts';
 
 type Outcome = { ok: true; config: AgentConfig } | { ok: false; issues: FieldIssue[] };
 
@@ -66,9 +68,10 @@ export function checkAgentConfig(
 }
 
 function validate(doc: Record<string, unknown>): Outcome {
-  const issues = [...schemaIssues(doc), ...crossFieldIssues(doc)];
+  const issues = [...schemaIssues(doc), ...crossFieldIssues(doc), ...mcpServerIssues(doc)];
   const tools: CompiledTool[] = [];
   issues.push(...templateIssues(doc, issues, tools));
+  issues.push(...mcpTemplateIssues(doc, issues), ...skillIssues(doc, issues, checkAgentConfig));
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
   // Frozen: the cached config is shared by every caller that uploads the same content.
   const config = deepFreeze(structuredClone(doc)) as unknown as AgentConfig;
@@ -100,6 +103,15 @@ function templateIssues(
     compiledTools.push(compiled.tool);
     return [];
   });
+}
+
+/** URL and header templates of the MCP servers the schema accepted. */
+function mcpTemplateIssues(doc: Record<string, unknown>, found: FieldIssue[]): FieldIssue[] {
+  if (!Array.isArray(doc.mcp_servers)) return [];
+  const limits = doc.limits as { tool_timeout?: number } | undefined;
+  const timeoutMs = Math.round((limits?.tool_timeout ?? defaults.toolTimeoutSeconds) * 1000);
+  const compiled = compileMcpServers(doc.mcp_servers as McpServerConfig[], timeoutMs, found);
+  return compiled.ok ? [] : compiled.issues;
 }
 
 function withListsPresent(input: Record<string, unknown>): Record<string, unknown> {

@@ -6,3 +6,6 @@ export * from './repositories/run-attempts.ts';
 export * from './repositories/tenants.ts';
 export * from './schema.ts';
 export * from './repositories/secrets.ts';
+export * from './repositories/usage.ts';
+export * from './repositories/audit.ts';
+export * from './repositories/seeded-conversations.ts';

@@ -79,6 +79,8 @@ export const agentVersions = pgTable(
     config: jsonb('config').$type<Record<string, unknown>>().notNull(),
     contentHash: text('content_hash').notNull(),
     createdAt: createdAt(),
+    /** MCP tools discovered when the version was created (`@agentry/mcp` DiscoveredTools); runs offer only these. */
+    discoveredTools: jsonb('discovered_tools').$type<Record<string, unknown>>(),
   },
   (t) => [uniqueIndex('agent_versions_agent_version_idx').on(t.agentId, t.version)],
 );
@@ -224,4 +226,44 @@ export const secrets = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
 );
 
-export const schema = { tenants, apiKeys, agents, agentVersions, conversations, runs, messages, toolCalls, secrets };
+/** Who made an audited change: a tenant API key, or the platform operator. */
+export type AuditActorType = 'api_key' | 'platform';
+
+/**
+ * Append-only record of changes to a tenant's configuration (agents, versions, secrets, keys,
+ * deletions): who, when, what. `details` never holds secret values.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    actorType: text('actor_type').$type<AuditActorType>().notNull(),
+    /** The API key's id (no foreign key: the event outlives a deleted key). */
+    actorId: text('actor_id'),
+    /** The API key's prefix (`sk_AbCdEfGh`), so people can tell keys apart. */
+    actorPrefix: text('actor_prefix'),
+    /** `agent.created`, `secret.put`, … */
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id').notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_events_tenant_idx').on(t.tenantId, t.id)],
+);
+
+export const schema = {
+  tenants,
+  apiKeys,
+  agents,
+  agentVersions,
+  conversations,
+  runs,
+  messages,
+  toolCalls,
+  secrets,
+  auditEvents,
+};

@@ -67,43 +67,49 @@ export function createRunTelemetry(metrics: AgentryMetrics): RunTelemetry {
     for (const [kind, value] of Object.entries(kinds)) if (value > 0) metrics.tokens.inc({ kind, provider }, value);
   };
   const spanAttributes = (run: RunRef) => ({ 'agentry.run.id': run.id });
+  const record = (state: RunState, event: AgentEvent) => {
+    switch (event.type) {
+      case 'run-started':
+        state.provider = event.provider;
+        break;
+      case 'step-started':
+        state.stepStartedAt = event.at;
+        break;
+      case 'step-finished': {
+        const { step } = event;
+        metrics.modelCallDuration.observe({ provider: state.provider }, step.modelLatencyMs / 1000);
+        if (state.stepStartedAt !== undefined) {
+          metrics.stepDuration.observe(
+            { provider: state.provider, finish_reason: step.finishReason },
+            Math.max(0, event.at - state.stepStartedAt) / 1000,
+          );
+          state.stepStartedAt = undefined;
+        }
+        countTokens(state.provider, step.usage);
+        break;
+      }
+      case 'compaction':
+        countTokens(state.provider, event.usage);
+        break;
+      case 'tool-result':
+        metrics.toolCallDuration.observe({ outcome: event.isError ? 'error' : 'ok' }, event.durationMs / 1000);
+        if (event.isError) {
+          const code = event.errorCode && ERROR_CODE.test(event.errorCode) ? event.errorCode : 'other';
+          metrics.toolErrors.inc({ error_code: code });
+        }
+        break;
+    }
+  };
 
   return {
     attemptStarted(run) {
       if (run.fence === 1) metrics.queueWait.observe(Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
     },
     observe(run, event) {
-      const state = stateOf(run.id);
-      switch (event.type) {
-        case 'run-started':
-          state.provider = event.provider;
-          break;
-        case 'step-started':
-          state.stepStartedAt = event.at;
-          break;
-        case 'step-finished': {
-          const { step } = event;
-          metrics.modelCallDuration.observe({ provider: state.provider }, step.modelLatencyMs / 1000);
-          if (state.stepStartedAt !== undefined) {
-            metrics.stepDuration.observe(
-              { provider: state.provider, finish_reason: step.finishReason },
-              Math.max(0, event.at - state.stepStartedAt) / 1000,
-            );
-            state.stepStartedAt = undefined;
-          }
-          countTokens(state.provider, step.usage);
-          break;
-        }
-        case 'compaction':
-          countTokens(state.provider, event.usage);
-          break;
-        case 'tool-result':
-          metrics.toolCallDuration.observe({ outcome: event.isError ? 'error' : 'ok' }, event.durationMs / 1000);
-          if (event.isError) {
-            const code = event.errorCode && ERROR_CODE.test(event.errorCode) ? event.errorCode : 'other';
-            metrics.toolErrors.inc({ error_code: code });
-          }
-          break;
+      try {
+        record(stateOf(run.id), event);
+      } catch {
+        // Metrics never fail a run.
       }
     },
     runFinished(run, status) {

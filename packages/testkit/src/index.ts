@@ -9,3 +9,4 @@ export {
   type TestDatabaseKind,
   testDatabaseKinds,
 } from './test-database.ts';
+export * from './mcp-server.ts';

@@ -1,17 +1,45 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Db, findActiveApiKey, type Tenant, touchApiKey } from '@agentry/db';
-import { errors } from '@agentry/errors';
+import { AppError, errors } from '@agentry/errors';
 import type { MiddlewareHandler } from 'hono';
+import { hasScope, originAllowed, publishableMayCall, scopeFor } from './scopes.ts';
+
+/** Who is calling: the key's tenant, kind and grants. */
+export interface Principal {
+  keyId: string;
+  kind: 'secret' | 'publishable';
+  scopes: string[];
+  /** Publishable keys: the agents they may chat with. */
+  allowedAgents?: string[];
+}
 
 export interface AuthVariables {
   tenant: Tenant;
   apiKeyId: string;
+  principal: Principal;
 }
 
-/** A new secret key: `sk_` + 256 random bits. Only its SHA-256 is stored. */
-export function generateSecretKey(): { key: string; prefix: string; hash: string } {
-  const key = `sk_${randomBytes(32).toString('base64url')}`;
+/** A new key: `sk_` (secret) or `pk_` (publishable) + 256 random bits. Only its SHA-256 is stored. */
+export function generateKey(kind: 'secret' | 'publishable' = 'secret'): { key: string; prefix: string; hash: string } {
+  const key = `${kind === 'secret' ? 'sk' : 'pk'}_${randomBytes(32).toString('base64url')}`;
   return { key, prefix: key.slice(0, 11), hash: hashKey(key) };
+}
+
+/** A new secret key (the first key of a tenant). */
+export function generateSecretKey(): { key: string; prefix: string; hash: string } {
+  return generateKey('secret');
+}
+
+/**
+ * Publishable keys chat only with their own agents: anything else looks like it does not exist.
+ *
+ * @example
+ * assertAgentAllowed(c.var.principal, conversation.agentId, 'conversation', conversation.id);
+ */
+export function assertAgentAllowed(principal: Principal, agentId: string, resource: string, id: string): void {
+  if (principal.kind === 'publishable' && !principal.allowedAgents?.includes(agentId)) {
+    throw errors.notFound(resource, id);
+  }
 }
 
 export function hashKey(key: string): string {
@@ -25,7 +53,11 @@ function bearer(header: string | undefined): string | undefined {
 
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Requires a valid, unrevoked tenant key; sets `tenant` on the context. */
+/**
+ * Requires a valid, unrevoked tenant key and checks what it may do: a secret key needs the route's
+ * scope; a publishable key may only chat, only from its allowed origins. Sets `tenant` and
+ * `principal` on the context.
+ */
 export function requireTenantKey(db: Db): MiddlewareHandler<{ Variables: AuthVariables }> {
   const lastTouched = new Map<string, number>();
   return async (c, next) => {
@@ -33,8 +65,34 @@ export function requireTenantKey(db: Db): MiddlewareHandler<{ Variables: AuthVar
     if (!key) throw errors.unauthorized('Send your API key as `Authorization: Bearer sk_…`');
     const found = await findActiveApiKey(db, hashKey(key));
     if (!found) throw errors.unauthorized('The API key is not valid, or it was revoked');
+    const { method, path } = c.req;
+    if (found.key.kind === 'publishable') {
+      const origin = c.req.header('origin');
+      if (!origin || !originAllowed(origin, found.key.allowedOrigins ?? [])) {
+        throw new AppError({
+          code: 'origin_not_allowed',
+          message: `This publishable key may not be used from ${origin ?? 'a request without an Origin'}; add the page's origin to the key's allowed origins`,
+          category: 'user',
+          status: 403,
+        });
+      }
+      if (!publishableMayCall(method, path)) throw errors.forbidden('A publishable key can only be used to chat');
+    } else if (!hasScope(found.key.scopes, scopeFor(method, path))) {
+      throw new AppError({
+        code: 'insufficient_scope',
+        message: `This key lacks the \`${scopeFor(method, path)}\` scope`,
+        category: 'user',
+        status: 403,
+      });
+    }
     c.set('tenant', found.tenant);
     c.set('apiKeyId', found.key.id);
+    c.set('principal', {
+      keyId: found.key.id,
+      kind: found.key.kind,
+      scopes: found.key.scopes,
+      ...(found.key.allowedAgents ? { allowedAgents: found.key.allowedAgents } : {}),
+    });
     const now = Date.now();
     // Writing last-used on every request would add a write to every read; once a minute is enough.
     if ((lastTouched.get(found.key.id) ?? 0) < now - TOUCH_INTERVAL_MS) {

@@ -28,7 +28,7 @@ describe('OpenTelemetry spans of a run (in-memory exporter registered by the tes
     const agent = await call(h, 'POST', '/v1/agents', { key, body: { config } });
     const conv = await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agent.json.id } });
     h.endpoint.respondWith((req) => ({
-      status: req.json?.email === 'bad@example.com' ? 500 : 200,
+      status: (req.json as { email?: string } | undefined)?.email === 'bad@example.com' ? 500 : 200,
       body: { ok: true },
       delayMs: 20,
     }));

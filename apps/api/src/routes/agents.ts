@@ -15,6 +15,7 @@ import { Hono } from 'hono';
 import diff from 'microdiff';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
+import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
@@ -76,6 +77,13 @@ export function agentRoutes(deps: ApiDeps) {
       contentHash: hash,
       publish: body.publish ?? true,
     });
+    await audit(
+      deps.db,
+      c,
+      'agent.created',
+      { type: 'agent', id: agent.id },
+      { name: agent.name, version: 1, published: agent.publishedVersion === 1, content_hash: hash },
+    );
     return c.json({ ...agentView(agent), version: versionView(version, agent) }, 201);
   });
 
@@ -110,6 +118,17 @@ export function agentRoutes(deps: ApiDeps) {
       publish: body.publish ?? true,
     });
     if (!created) throw errors.notFound('agent', agent.id);
+    await audit(
+      deps.db,
+      c,
+      'agent.version_created',
+      { type: 'agent', id: agent.id },
+      {
+        version: created.version.version,
+        published: created.agent.publishedVersion === created.version.version,
+        content_hash: hash,
+      },
+    );
     return c.json(versionView(created.version, created.agent), 201);
   });
 
@@ -124,6 +143,13 @@ export function agentRoutes(deps: ApiDeps) {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const updated = await publishAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
     if (!updated) throw errors.notFound('agent_version', c.req.param('n'));
+    await audit(
+      deps.db,
+      c,
+      'agent.version_published',
+      { type: 'agent', id: agent.id },
+      { version: updated.publishedVersion, previous_version: agent.publishedVersion },
+    );
     return c.json(agentView(updated));
   });
 

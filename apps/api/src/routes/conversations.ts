@@ -20,7 +20,8 @@ import { openSecrets, resolveModel } from '@agentry/runner';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
-import type { AuthVariables } from '../http/auth.ts';
+import { audit } from '../http/audit.ts';
+import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
@@ -36,9 +37,10 @@ const NewConversation = z.strictObject({
 
 const NewMessage = z.strictObject({ content: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
 
-async function loadConversation(db: Db, tenantId: string, id: string) {
+async function loadConversation(db: Db, principal: Principal, tenantId: string, id: string) {
   const conversation = isId(id) ? await getConversation(db, tenantId, id) : undefined;
   if (!conversation) throw errors.notFound('conversation', id);
+  assertAgentAllowed(principal, conversation.agentId, 'conversation', id);
   return conversation;
 }
 
@@ -51,6 +53,7 @@ export function conversationRoutes(deps: ApiDeps) {
     const tenantId = c.var.tenant.id;
     const agent = isId(body.agent_id) ? await getAgent(deps.db, tenantId, body.agent_id) : undefined;
     if (!agent) throw errors.notFound('agent', body.agent_id);
+    assertAgentAllowed(c.var.principal, agent.id, 'agent', body.agent_id);
     if (body.agent_version !== undefined && !(await getAgentVersion(deps.db, tenantId, agent.id, body.agent_version))) {
       throw errors.notFound('agent_version', String(body.agent_version));
     }
@@ -85,7 +88,7 @@ export function conversationRoutes(deps: ApiDeps) {
   });
 
   app.get('/:id', async (c) => {
-    const conversation = await loadConversation(deps.db, c.var.tenant.id, c.req.param('id'));
+    const conversation = await loadConversation(deps.db, c.var.principal, c.var.tenant.id, c.req.param('id'));
     const messages = await listMessages(deps.db, c.var.tenant.id, conversation.id);
     return c.json({ ...conversationView(conversation), messages: messages.map(messageView) });
   });
@@ -94,12 +97,13 @@ export function conversationRoutes(deps: ApiDeps) {
     const id = c.req.param('id');
     if (!isId(id) || !(await deleteConversation(deps.db, c.var.tenant.id, id)))
       throw errors.notFound('conversation', id);
+    await audit(deps.db, c, 'conversation.deleted', { type: 'conversation', id });
     return c.body(null, 204);
   });
 
   app.post('/:id/messages', async (c) => {
     const tenantId = c.var.tenant.id;
-    const conversation = await loadConversation(deps.db, tenantId, c.req.param('id'));
+    const conversation = await loadConversation(deps.db, c.var.principal, tenantId, c.req.param('id'));
     const body = await readJson(c, NewMessage);
     const agent = await getAgent(deps.db, tenantId, conversation.agentId);
     const versionNumber = conversation.agentVersion ?? agent?.publishedVersion;

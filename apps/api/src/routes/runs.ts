@@ -2,7 +2,7 @@ import { FINAL_RUN_STATUSES, finishRunUnfenced, getRun, isId, listRunMessages, r
 import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
-import type { AuthVariables } from '../http/auth.ts';
+import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { runView } from '../http/views.ts';
 
@@ -11,19 +11,20 @@ const CANCEL_WAIT_MS = 3000;
 
 export function runRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  const load = async (tenantId: string, id: string) => {
+  const load = async (tenantId: string, id: string, principal: Principal) => {
     const run = isId(id) ? await getRun(deps.db, tenantId, id) : undefined;
     if (!run) throw errors.notFound('run', id);
+    assertAgentAllowed(principal, run.agentId, 'run', id);
     return run;
   };
 
   app.get('/:id', async (c) => {
-    const run = await load(c.var.tenant.id, c.req.param('id'));
+    const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
     return c.json(runView(run, await listRunMessages(deps.db, c.var.tenant.id, run.id)));
   });
 
   app.post('/:id/cancel', async (c) => {
-    const found = await load(c.var.tenant.id, c.req.param('id'));
+    const found = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
     const run = (await requestCancel(deps.db, found.tenantId, found.id)) ?? found;
     if (run.status === 'queued' && (await finishRunUnfenced(deps.db, run.id, { status: 'cancelled' }, ['queued']))) {
       // Never started: no worker holds it, so the API ends it.
@@ -39,6 +40,8 @@ export function runRoutes(deps: ApiDeps) {
     );
   });
 
-  app.get('/:id/events', async (c) => streamRunEvents(c, deps.events, await load(c.var.tenant.id, c.req.param('id'))));
+  app.get('/:id/events', async (c) =>
+    streamRunEvents(c, deps.events, await load(c.var.tenant.id, c.req.param('id'), c.var.principal)),
+  );
   return app;
 }

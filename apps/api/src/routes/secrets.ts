@@ -4,6 +4,7 @@ import { secretContext, secretsNotConfigured } from '@agentry/runner';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
+import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 
@@ -53,12 +54,14 @@ export function secretRoutes(deps: ApiDeps) {
       name,
       deps.secretBox!.seal(value, secretContext(tenantId, name)),
     );
+    await audit(deps.db, c, 'secret.put', { type: 'secret', id: name }, { created });
     return c.json({ object: 'secret', name, created }, created ? 201 : 200);
   });
 
   app.delete('/:name', async (c) => {
     const name = secretName(c.req.param('name'));
     if (!(await deleteSecret(deps.db, c.var.tenant.id, name))) throw errors.notFound('secret', name);
+    await audit(deps.db, c, 'secret.deleted', { type: 'secret', id: name });
     return c.body(null, 204);
   });
   return app;

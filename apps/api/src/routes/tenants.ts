@@ -2,6 +2,7 @@ import { createTenantWithKey } from '@agentry/db';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
+import { audit } from '../http/audit.ts';
 import { generateSecretKey, requirePlatformAdmin } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 
@@ -15,6 +16,13 @@ export function tenantRoutes(deps: ApiDeps) {
     const body = await readJson(c, CreateTenant);
     const key = generateSecretKey();
     const { tenant, apiKey } = await createTenantWithKey(deps.db, { name: body.name, key });
+    await audit(
+      deps.db,
+      c,
+      'tenant.created',
+      { type: 'tenant', id: tenant.id },
+      { name: tenant.name, api_key_prefix: apiKey.prefix },
+    );
     return c.json(
       {
         id: tenant.id,

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { apiKeys, tenants } from '../schema.ts';
@@ -43,4 +43,48 @@ export async function touchApiKey(db: Db, keyId: string, at: Date): Promise<void
 export async function countTenants(db: Db): Promise<number> {
   const rows = await db.select({ id: tenants.id }).from(tenants).limit(1);
   return rows.length;
+}
+
+export async function createApiKey(
+  db: Db,
+  input: {
+    tenantId: string;
+    kind: 'secret' | 'publishable';
+    name?: string;
+    prefix: string;
+    hash: string;
+    scopes: string[];
+    allowedAgents?: string[];
+    allowedOrigins?: string[];
+  },
+): Promise<ApiKeyRecord> {
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      id: newId(),
+      tenantId: input.tenantId,
+      kind: input.kind,
+      name: input.name ?? null,
+      prefix: input.prefix,
+      keyHash: input.hash,
+      scopes: input.scopes,
+      allowedAgents: input.allowedAgents ?? null,
+      allowedOrigins: input.allowedOrigins ?? null,
+    })
+    .returning();
+  return row!;
+}
+
+export async function listApiKeys(db: Db, tenantId: string): Promise<ApiKeyRecord[]> {
+  return db.select().from(apiKeys).where(eq(apiKeys.tenantId, tenantId)).orderBy(desc(apiKeys.id));
+}
+
+/** Revokes a key (idempotent); undefined when it is not the tenant's. */
+export async function revokeApiKey(db: Db, tenantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId)))
+    .returning();
+  return row;
 }

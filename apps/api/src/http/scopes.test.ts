@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { hasScope, originAllowed, publishableMayCall, scopeFor, validOriginPattern } from './scopes.ts';
+
+describe('scopes and origins', () => {
+  it('derives the scope from the route', () => {
+    expect(scopeFor('GET', '/v1/agents/1/versions')).toBe('agents:read');
+    expect(scopeFor('POST', '/v1/chat/completions')).toBe('chat:write');
+    expect(scopeFor('DELETE', '/v1/secrets/X')).toBe('secrets:write');
+    expect(hasScope(['agents:read'], 'agents:read')).toBe(true);
+    expect(hasScope(['agents:read'], 'agents:write')).toBe(false);
+    expect(hasScope(['*'], 'secrets:write')).toBe(true);
+  });
+
+  it('lets publishable keys only chat', () => {
+    expect(publishableMayCall('POST', '/v1/conversations/abc/messages')).toBe(true);
+    expect(publishableMayCall('GET', '/v1/runs/abc/events')).toBe(true);
+    expect(publishableMayCall('GET', '/v1/agents')).toBe(false);
+    expect(publishableMayCall('DELETE', '/v1/conversations/abc')).toBe(false);
+    expect(publishableMayCall('PUT', '/v1/secrets/X')).toBe(false);
+  });
+
+  it.each([
+    ['https://shop.example.com', ['https://shop.example.com'], true],
+    ['https://shop.example.com', ['https://*.example.com'], true],
+    ['https://a.b.example.com', ['https://*.example.com'], true],
+    ['https://example.com', ['https://*.example.com'], false],
+    ['https://evilexample.com', ['https://*.example.com'], false],
+    ['https://example.com.evil.io', ['https://*.example.com'], false],
+    ['http://shop.example.com', ['https://shop.example.com'], false],
+    ['https://shop.example.com:8443', ['https://shop.example.com'], false],
+    ['http://localhost:5173', ['http://localhost:5173'], true],
+    ['null', ['https://shop.example.com'], false],
+  ])('origin %s against %j → %s', (origin, allowed, expected) => {
+    expect(originAllowed(origin, allowed)).toBe(expected);
+  });
+
+  it('validates origin patterns', () => {
+    expect(validOriginPattern('https://*.example.com')).toBe(true);
+    expect(validOriginPattern('http://localhost:3000')).toBe(true);
+    expect(validOriginPattern('https://example.com/path')).toBe(false);
+    expect(validOriginPattern('*.example.com')).toBe(false);
+    expect(validOriginPattern('javascript://x')).toBe(false);
+  });
+});

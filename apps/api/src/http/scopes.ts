@@ -1,0 +1,74 @@
+/** The resources a secret key's scopes name; a scope is `<resource>:read` or `<resource>:write`. */
+export const SCOPE_RESOURCES = [
+  'agents',
+  'conversations',
+  'runs',
+  'secrets',
+  'api-keys',
+  'usage',
+  'audit-events',
+  'chat',
+  'models',
+] as const;
+
+export const ALL_SCOPES = ['*', ...SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`])];
+
+/**
+ * The scope a request needs: its first path segment after `/v1/` and read for GET/HEAD, write
+ * otherwise (`POST /v1/chat/completions` → `chat:write`).
+ *
+ * @example
+ * scopeFor('GET', '/v1/agents/123/versions'); // 'agents:read'
+ */
+export function scopeFor(method: string, path: string): string {
+  const resource = path.split('/')[2] ?? '';
+  return `${resource}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;
+}
+
+export function hasScope(granted: readonly string[], needed: string): boolean {
+  return granted.includes('*') || granted.includes(needed);
+}
+
+/** What a publishable (browser) key may do: chat with its agents, nothing else. */
+const PUBLISHABLE_ROUTES: Array<[string, RegExp]> = [
+  ['POST', /^\/v1\/conversations$/],
+  ['GET', /^\/v1\/conversations\/[^/]+$/],
+  ['POST', /^\/v1\/conversations\/[^/]+\/messages$/],
+  ['GET', /^\/v1\/runs\/[^/]+$/],
+  ['GET', /^\/v1\/runs\/[^/]+\/events$/],
+  ['POST', /^\/v1\/runs\/[^/]+\/cancel$/],
+];
+
+export function publishableMayCall(method: string, path: string): boolean {
+  return PUBLISHABLE_ROUTES.some(([m, re]) => m === method && re.test(path));
+}
+
+/**
+ * Whether a page origin matches an allowed origin: exact (`https://shop.example.com`) or a
+ * subdomain wildcard (`https://*.example.com` matches `https://a.example.com`, not the apex).
+ */
+export function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  let page: URL;
+  try {
+    page = new URL(origin);
+  } catch {
+    return false;
+  }
+  return allowed.some((pattern) => {
+    const wildcard = pattern.includes('://*.');
+    const url = new URL(wildcard ? pattern.replace('://*.', '://') : pattern);
+    if (url.protocol !== page.protocol || url.port !== page.port) return false;
+    return wildcard ? page.hostname.endsWith(`.${url.hostname}`) : page.hostname === url.hostname;
+  });
+}
+
+/** A valid allowed-origin pattern: scheme + host (+ port), optionally `*.` before the host; no path. */
+export function validOriginPattern(pattern: string): boolean {
+  if (!/^https?:\/\/(\*\.)?[a-z0-9.-]+(:\d+)?$/i.test(pattern)) return false;
+  try {
+    new URL(pattern.replace('://*.', '://'));
+    return true;
+  } catch {
+    return false;
+  }
+}

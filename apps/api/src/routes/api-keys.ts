@@ -1,0 +1,120 @@
+import { type ApiKeyRecord, createApiKey, getAgent, isId, listApiKeys, revokeApiKey } from '@agentry/db';
+import { errors } from '@agentry/errors';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps.ts';
+import { type AuthVariables, generateKey } from '../http/auth.ts';
+import { readJson } from '../http/body.ts';
+import { ALL_SCOPES, hasScope, validOriginPattern } from '../http/scopes.ts';
+
+const NewKey = z.strictObject({
+  kind: z.enum(['secret', 'publishable']),
+  name: z.string().trim().min(1).max(200).optional(),
+  scopes: z.array(z.string()).min(1).max(40).optional(),
+  agents: z.array(z.string()).min(1).max(100).optional(),
+  allowed_origins: z.array(z.string()).min(1).max(50).optional(),
+});
+
+function keyView(key: ApiKeyRecord) {
+  return {
+    id: key.id,
+    object: 'api_key',
+    kind: key.kind,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.kind === 'secret' ? key.scopes : [],
+    agents: key.allowedAgents ?? [],
+    allowed_origins: key.allowedOrigins ?? [],
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function invalid(path: string, code: string, message: string) {
+  return errors.validation('The key request is not valid', [{ path, code, message }]);
+}
+
+/** Tenant API keys: secret (server-side, scoped) and publishable (browser chat, per agent and origin). */
+export function apiKeyRoutes(deps: ApiDeps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.get('/', async (c) => {
+    const keys = await listApiKeys(deps.db, c.var.tenant.id);
+    return c.json({ object: 'list', data: keys.map(keyView), next_cursor: null });
+  });
+
+  app.post('/', async (c) => {
+    const body = await readJson(c, NewKey);
+    const tenantId = c.var.tenant.id;
+    if (body.kind === 'secret') {
+      if (body.agents || body.allowed_origins) {
+        throw invalid(
+          body.agents ? '/agents' : '/allowed_origins',
+          'not_for_secret_keys',
+          'Only publishable keys are bound to agents and origins',
+        );
+      }
+      const scopes = body.scopes ?? ['*'];
+      const unknown = scopes.find((s) => !ALL_SCOPES.includes(s));
+      if (unknown)
+        throw invalid(
+          '/scopes',
+          'unknown_scope',
+          `Unknown scope \`${unknown}\`; scopes are * or <resource>:read|write`,
+        );
+      // A key can only hand out what it has itself.
+      const wider = scopes.find((s) =>
+        s === '*' ? !c.var.principal.scopes.includes('*') : !hasScope(c.var.principal.scopes, s),
+      );
+      if (wider) throw errors.forbidden(`This key cannot grant \`${wider}\`, which it does not have`);
+      const key = generateKey('secret');
+      const record = await createApiKey(deps.db, {
+        tenantId,
+        kind: 'secret',
+        ...(body.name ? { name: body.name } : {}),
+        prefix: key.prefix,
+        hash: key.hash,
+        scopes,
+      });
+      return c.json({ ...keyView(record), key: key.key, note: 'Shown once: store it now.' }, 201);
+    }
+    if (body.scopes)
+      throw invalid('/scopes', 'not_for_publishable_keys', 'Publishable keys can only chat; they take no scopes');
+    if (!body.agents) throw invalid('/agents', 'required', 'A publishable key names the agents it may chat with');
+    if (!body.allowed_origins)
+      throw invalid('/allowed_origins', 'required', 'A publishable key names the page origins it may be used from');
+    const badOrigin = body.allowed_origins.findIndex((o) => !validOriginPattern(o));
+    if (badOrigin >= 0) {
+      throw invalid(
+        `/allowed_origins/${badOrigin}`,
+        'invalid_origin',
+        'Use scheme://host[:port], optionally with *. before the host (no path)',
+      );
+    }
+    for (const [i, agentId] of body.agents.entries()) {
+      if (!isId(agentId) || !(await getAgent(deps.db, tenantId, agentId)))
+        throw invalid(`/agents/${i}`, 'agent_not_found', `No agent with id ${agentId}`);
+    }
+    const key = generateKey('publishable');
+    const record = await createApiKey(deps.db, {
+      tenantId,
+      kind: 'publishable',
+      ...(body.name ? { name: body.name } : {}),
+      prefix: key.prefix,
+      hash: key.hash,
+      scopes: [],
+      allowedAgents: body.agents,
+      allowedOrigins: body.allowed_origins,
+    });
+    return c.json({ ...keyView(record), key: key.key }, 201);
+  });
+
+  app.delete('/:id', async (c) => {
+    const id = c.req.param('id');
+    const revoked = isId(id) ? await revokeApiKey(deps.db, c.var.tenant.id, id) : undefined;
+    if (!revoked) throw errors.notFound('api_key', id);
+    return c.json(keyView(revoked));
+  });
+  return app;
+}

@@ -1,0 +1,123 @@
+import type { CompiledMcpServer } from '@agentry/config';
+import { AppError, isAppError } from '@agentry/errors';
+import type { EgressPolicy } from '@agentry/http-tools';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { egressTransportFetch } from './egress-transport-fetch.ts';
+
+export interface McpConnectOptions {
+  /** Tenant secrets for `{{secrets.X}}` in the server's URL and headers. */
+  secrets: Record<string, string>;
+  /** Egress rules (default: public addresses only). */
+  egress?: EgressPolicy;
+  /** How long the session may keep its streams open (a run's remaining time, or the discovery deadline). */
+  lifetimeMs: number;
+  signal?: AbortSignal;
+}
+
+/** One open MCP client session and the facts needed to explain its failures. */
+export interface McpConnection {
+  client: Client;
+  server: CompiledMcpServer;
+  /** Ends the session (Streamable HTTP: asks the server to drop it too); never throws. */
+  close(): Promise<void>;
+  /** Turns an error of this session into a stable-coded AppError. */
+  explain(error: unknown): AppError;
+}
+
+const clientInfo = { name: 'agentry', version: '1.0.0' };
+
+/**
+ * Connects to one MCP server over Streamable HTTP or SSE, every request through the egress guard,
+ * and runs the MCP handshake within the server's timeout. Throws an AppError whose code says why:
+ * `egress_*` (refused by the SSRF rules), `mcp_timeout`, `mcp_unreachable`, `missing_secret`.
+ *
+ * @example
+ * const connection = await connectMcpServer(server, { secrets, egress, lifetimeMs: 60_000 });
+ * try { await connection.client.listTools(); } finally { await connection.close(); }
+ */
+export async function connectMcpServer(server: CompiledMcpServer, options: McpConnectOptions): Promise<McpConnection> {
+  const { url, headers } = server.render(options.secrets);
+  const guard = egressTransportFetch(options.egress, options.lifetimeMs);
+  const target = new URL(url);
+  const transport =
+    server.transport === 'sse'
+      ? new SSEClientTransport(target, { fetch: guard.fetch, requestInit: { headers } })
+      : new StreamableHTTPClientTransport(target, {
+          fetch: guard.fetch,
+          requestInit: { headers },
+          // A dropped notification stream is not worth retrying inside a run: calls fail fast instead.
+          reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+        });
+  const client = new Client(clientInfo, { capabilities: {} });
+  // The SDK reports background stream problems here; failures that matter surface on requests.
+  client.onerror = () => {};
+  const explain = (error: unknown) => explainError(server, error, guard.refusal());
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      await withDeadline(transport.terminateSession(), 1000).catch(() => {});
+    }
+    await client.close().catch(() => {});
+  };
+  try {
+    // SSE waits for the server's `endpoint` event before the handshake: bound both together.
+    await withDeadline(
+      client.connect(transport, { timeout: server.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }),
+      server.timeoutMs,
+    );
+  } catch (error) {
+    await close();
+    throw explain(error);
+  }
+  return { client, server, close, explain };
+}
+
+class DeadlineError extends Error {}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+function explainError(server: CompiledMcpServer, error: unknown, refusal: AppError | undefined): AppError {
+  const found = refusal ?? appErrorIn(error);
+  if (found) return found;
+  const timedOut =
+    error instanceof DeadlineError || (error instanceof McpError && error.code === ErrorCode.RequestTimeout);
+  if (timedOut) {
+    return new AppError({
+      code: 'mcp_timeout',
+      message: `MCP server \`${server.name}\` did not answer within ${server.timeoutMs} ms`,
+      category: 'upstream',
+      retryable: true,
+      details: { server: server.name, timeout_ms: server.timeoutMs },
+      cause: error,
+    });
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new AppError({
+    code: 'mcp_unreachable',
+    message: `MCP server \`${server.name}\` could not be reached: ${detail.slice(0, 300)}`,
+    category: 'upstream',
+    retryable: true,
+    details: { server: server.name },
+    cause: error,
+  });
+}
+
+/** An AppError (egress refusal, missing secret) anywhere in the cause chain: the SDK wraps some errors. */
+function appErrorIn(error: unknown): AppError | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (isAppError(current)) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
+}
