@@ -63,7 +63,8 @@ describe.runIf(ready)('worker crashes and shutdowns (Postgres + BullMQ, worker p
     const conversationId = await setUp(h, key, true);
     scriptBooking(h);
     h.endpoint.reset();
-    h.endpoint.respondWith(() => ({ status: 200, body: { saved: true }, delayMs: 2500 }));
+    // Held long enough that the worker is killed while the request is in flight.
+    h.endpoint.respondWith(() => ({ status: 200, body: { saved: true }, delayMs: 10_000 }));
     const llmBefore = h.llm.requests.length;
     const run = await sendAsync(h, key, conversationId, 'book kim@example.com');
     await h.endpoint.waitForRequests(1, 10_000);
@@ -88,7 +89,8 @@ describe.runIf(ready)('worker crashes and shutdowns (Postgres + BullMQ, worker p
     const conversationId = await setUp(h, key, false);
     scriptBooking(h);
     h.endpoint.reset();
-    h.endpoint.respondWith(() => ({ status: 200, body: { saved: true }, delayMs: 2500 }));
+    // Held long enough that the worker is killed while the request is in flight.
+    h.endpoint.respondWith(() => ({ status: 200, body: { saved: true }, delayMs: 10_000 }));
     const run = await sendAsync(h, key, conversationId, 'book kim@example.com');
     await h.endpoint.waitForRequests(1, 10_000);
     const victim = h.workers.find((w) => w.exitCode === null && w.signalCode === null)!;

@@ -23,6 +23,7 @@ import type { ModelProviderSettings } from './model-settings.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
 import { type RunOutcome, runOutcome } from './run-outcome.ts';
 import { contextWindowFor, setUpRun } from './run-setup.ts';
+import { createRunTools, type RunTools } from './run-tools.ts';
 
 export interface RunExecutorDeps {
   db: Db;
@@ -174,8 +175,37 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     const { signal } = controller;
     const setup = await setUpRun(deps.db, run, deps.models, deps.fetch, deps.secretBox, deps.egress);
     const { agent } = setup;
+    // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.
+    const runTools = createRunTools({
+      agent,
+      model: setup.model,
+      http: setup.http,
+      toolContext: setup.toolContext,
+      discoveredTools: setup.discoveredTools,
+      run,
+      lifetimeMs: agent.limits.runTimeoutMs,
+      ...(deps.egress ? { egress: deps.egress } : {}),
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      publish: (event) => publish(run.id, event),
+    });
+    try {
+      return runTools.withSkills(await runWithTools(run, fence, controller, setup, runTools));
+    } finally {
+      await runTools.close();
+    }
+  }
+
+  async function runWithTools(
+    run: Run,
+    fence: number,
+    controller: AbortController,
+    setup: Awaited<ReturnType<typeof setUpRun>>,
+    runTools: RunTools,
+  ): Promise<AgentRunResult> {
+    const { signal } = controller;
+    const { agent } = setup;
     const recording = createRecordingExecutor({
-      inner: setup.http,
+      inner: runTools.executor,
       db: deps.db,
       run,
       fence,
@@ -220,8 +250,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         await checkpoint(deps.db, run, fence, [message]);
       },
       onStep: async (messages, step) => {
-        steps = [...steps, step];
-        usage = addUsage(usage, step.usage);
+        steps = [...steps, runTools.stepRecord(step)];
+        usage = addUsage(addUsage(usage, step.usage), runTools.takeSkillUsage());
         const rest = messages[0] === stored ? messages.slice(1) : messages;
         await checkpoint(deps.db, run, fence, rest, { steps, usage });
         // A worker shutting down stops here, at a checkpoint; the next worker resumes from it.

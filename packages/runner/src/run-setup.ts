@@ -1,5 +1,11 @@
 import { withToolProtocol } from '@agentry/agent';
-import { type CompiledAgent, compileAgent, loadAgentConfig, modelVisibleContext } from '@agentry/config';
+import {
+  type CompiledAgent,
+  compileAgent,
+  loadAgentConfig,
+  modelVisibleContext,
+  type ToolContext,
+} from '@agentry/config';
 import { type Conversation, type Db, getAgentVersion, getConversation, type Run } from '@agentry/db';
 import { AppError } from '@agentry/errors';
 import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
@@ -16,6 +22,9 @@ export interface RunSetup {
   model: LanguageModel;
   system: string;
   http: ReturnType<typeof createHttpToolExecutor>;
+  /** MCP and skills (issue 9): what their tools read, and the MCP tools stored at publish. */
+  toolContext: ToolContext;
+  discoveredTools: unknown;
 }
 
 /** Context windows by provider, for compaction; configs do not name one yet. */
@@ -51,14 +60,24 @@ export async function setUpRun(
   const resolved = resolveModel({ ...agent.model, ...(apiKey ? { apiKey } : {}) }, models);
   const base = createModel(resolved, models);
   const model = agent.toolProtocol === 'native' ? base : withToolProtocol(base, agent.toolProtocol);
+  const toolContext: ToolContext = { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets };
   const http = createHttpToolExecutor({
     agent,
-    context: { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets },
+    context: toolContext,
     idempotencyKey: (call) => idempotencyKeyFor(run.id, call.id),
     ...(egress ? { egress } : {}),
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
   const visible = modelVisibleContext(agent.contextVariables, conversation.context);
   const system = visible ? `${agent.systemPrompt}\n\n${visible}` : agent.systemPrompt;
-  return { agent, conversation, model, system, http, provider: resolved.provider };
+  return {
+    agent,
+    conversation,
+    model,
+    system,
+    http,
+    toolContext,
+    discoveredTools: version.discoveredTools,
+    provider: resolved.provider,
+  };
 }

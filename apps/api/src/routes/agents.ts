@@ -20,6 +20,7 @@ import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
+import { discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
 import { toolTestRoute } from './tool-test.ts';
 
 const NewVersion = z.strictObject({ config: z.unknown(), publish: z.boolean().optional() });
@@ -70,12 +71,15 @@ export function agentRoutes(deps: ApiDeps) {
   app.post('/', async (c) => {
     const body = await readJson(c, NewVersion);
     const { config, hash } = loadAgentConfig(body.config);
+    // MCP (issue 9): discover the servers' tools now; a server that is down fails the upload (422).
+    const discoveredTools = await discoverForUpload(deps, c.var.tenant.id, compileAgent(config, hash));
     const { agent, version } = await createAgent(deps.db, {
       tenantId: c.var.tenant.id,
       name: config.basic_settings.name,
       config: body.config as Record<string, unknown>,
       contentHash: hash,
       publish: body.publish ?? true,
+      discoveredTools: discoveredTools as Record<string, unknown> | null,
     });
     await audit(
       deps.db,
@@ -110,12 +114,15 @@ export function agentRoutes(deps: ApiDeps) {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const body = await readJson(c, NewVersion);
     const { config, hash } = loadAgentConfig(body.config);
+    // MCP (issue 9): discover the servers' tools now; a server that is down fails the upload (422).
+    const discoveredTools = await discoverForUpload(deps, agent.tenantId, compileAgent(config, hash));
     const created = await addAgentVersion(deps.db, agent.id, {
       tenantId: agent.tenantId,
       name: config.basic_settings.name,
       config: body.config as Record<string, unknown>,
       contentHash: hash,
       publish: body.publish ?? true,
+      discoveredTools: discoveredTools as Record<string, unknown> | null,
     });
     if (!created) throw errors.notFound('agent', agent.id);
     await audit(
@@ -136,7 +143,17 @@ export function agentRoutes(deps: ApiDeps) {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
     if (!version) throw errors.notFound('agent_version', c.req.param('n'));
-    return c.json({ ...versionView(version, agent), config: version.config });
+    return c.json({ ...versionView(version, agent), config: version.config, ...versionMcpView(version) });
+  });
+
+  // MCP (issue 9): re-discover and compare with the tools stored at publish; runs are unaffected.
+  app.post('/:id/versions/:n/mcp-check', async (c) => {
+    const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
+    const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
+    if (!version) throw errors.notFound('agent_version', c.req.param('n'));
+    const { config, hash } = loadAgentConfig(version.config);
+    const checked = await mcpCheck(deps, agent.tenantId, compileAgent(config, hash), version);
+    return c.json({ agent_id: agent.id, version: version.version, ...checked });
   });
 
   app.post('/:id/versions/:n/publish', async (c) => {

@@ -12,6 +12,8 @@ export interface NewVersionInput {
   contentHash: string;
   name: string;
   publish: boolean;
+  /** MCP tools discovered at publish time, stored with the version (issue 9). */
+  discoveredTools?: Record<string, unknown> | null;
 }
 
 /** Creates an agent with version 1 (published when `publish`), atomically. */
@@ -37,6 +39,7 @@ export async function createAgent(db: Db, input: NewVersionInput): Promise<{ age
         version: 1,
         config: input.config,
         contentHash: input.contentHash,
+        discoveredTools: input.discoveredTools ?? null,
       })
       .returning();
     return { agent: agent!, version: version! };
@@ -69,6 +72,7 @@ export async function addAgentVersion(
         version: number,
         config: input.config,
         contentHash: input.contentHash,
+        discoveredTools: input.discoveredTools ?? null,
       })
       .returning();
     const [agent] = await tx
@@ -132,6 +136,7 @@ export async function listAgentVersions(
       version: agentVersions.version,
       contentHash: agentVersions.contentHash,
       createdAt: agentVersions.createdAt,
+      discoveredTools: agentVersions.discoveredTools,
     })
     .from(agentVersions)
     .where(and(eq(agentVersions.agentId, agentId), eq(agentVersions.tenantId, tenantId)))
