@@ -20,6 +20,14 @@ export const tenants = pgTable('tenants', {
   id: uuid('id').primaryKey(),
   name: text('name').notNull(),
   status: text('status').$type<'active' | 'suspended'>().notNull().default('active'),
+  /** Hosts/CIDRs this tenant's tools may reach even when private; set by the platform operator only. */
+  egressAllowlist: jsonb('egress_allowlist').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  /** Runs per UTC day; null = unlimited. */
+  dailyRunLimit: integer('daily_run_limit'),
+  /** Model tokens (input + output) per UTC day; null = unlimited. */
+  dailyTokenLimit: integer('daily_token_limit'),
+  /** API requests per minute across the tenant's keys; null = the platform default. */
+  requestsPerMinute: integer('requests_per_minute'),
   createdAt: createdAt(),
 });
 
