@@ -8,6 +8,7 @@ import type { ApiDeps } from './deps.ts';
 import { type AuthVariables, requireTenantKey } from './http/auth.ts';
 import { MAX_BODY_BYTES } from './http/body.ts';
 import { httpMetrics } from './http/http-metrics.ts';
+import { rateLimit } from './http/limits.ts';
 import { problemResponse } from './http/problem.ts';
 import { requestLogger } from './http/request-logger.ts';
 import { agentRoutes } from './routes/agents.ts';
@@ -88,6 +89,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
   tenantScoped.use('*', requireTenantKey(deps.db));
+  tenantScoped.use('*', rateLimit(deps.rateLimit));
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps));
   tenantScoped.route('/runs', runRoutes(deps));

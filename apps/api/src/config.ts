@@ -33,6 +33,8 @@ export interface ApiConfig {
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;
   workerConcurrency: number;
+  /** API requests per minute per tenant (default for tenants without their own) and per key. */
+  rateLimitPerMinute: number;
   /** Runs of one tenant executing at once (embedded worker). */
   tenantConcurrency: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. */
@@ -80,6 +82,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     runWaitMs: envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
     tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
+    rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 1200, [1, 10_000_000]),
     ...(metricsToken ? { metricsToken } : {}),
     ...(otlpEndpoint ? { otlpEndpoint } : {}),
   };

@@ -4,6 +4,7 @@ import type { JobQueue } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { ModelProviderSettings } from '@agentry/runner';
 import type { SecretBox } from '@agentry/secrets';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
@@ -14,6 +15,8 @@ export interface ApiDeps {
   events: RunEventBus;
   control: RunControl;
   models: ModelProviderSettings;
+  /** Requests per minute per tenant (unless set on the tenant) and per key; Redis shares the counters. */
+  rateLimit: { perMinute: number; redis?: Redis; prefix?: string };
   /** Where tenant tools may send requests (the tool tester uses it too). */
   egress: EgressPolicy;
   /** Seals and opens tenant secrets; undefined when no SECRETS_KEY is configured. */

@@ -26,6 +26,7 @@ import { createRunProcessor, type RunProcessor, startSweeper } from '@agentry/ru
 import { createSecretBox } from '@agentry/secrets';
 import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
 import { serve } from '@hono/node-server';
+import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
@@ -66,6 +67,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const secretKeys = config.secretKeys ?? (config.mode === 'embedded' ? embeddedSecretKeys(config.dataDir) : undefined);
   const secretBox = secretKeys ? createSecretBox(secretKeys) : undefined;
   const egress = createEgressPolicy({ allowlist: config.egressAllowlist });
+  const limiterRedis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
+  limiterRedis?.on('error', () => {});
   const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
   const untrackQueue = metrics.trackQueue(queue);
 
@@ -116,6 +119,11 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       models: config.models,
       ...(secretBox ? { secretBox } : {}),
       egress,
+      rateLimit: {
+        perMinute: config.rateLimitPerMinute,
+        prefix: config.queuePrefix,
+        ...(limiterRedis ? { redis: limiterRedis } : {}),
+      },
       ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
       runWaitMs: config.runWaitMs,
       logger,
@@ -143,6 +151,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       processor?.close();
       await slots?.close();
       await control.close();
+      limiterRedis?.disconnect();
       await queue.close();
       await events.close();
       await database.close();

@@ -18,6 +18,7 @@ export {
   type EgressPolicyOptions,
   type ResolvedAddress,
   strictEgressPolicy,
+  withAllowlist,
 } from './egress/policy.ts';
 
 /** What {@link egressFetch} hands to the underlying fetch: `dispatcher` pins the checked addresses. */

@@ -18,6 +18,7 @@ export {
   mergeAllowlists,
   type ResolvedAddress,
   strictEgressPolicy,
+  withAllowlist,
 } from './egress.ts';
 export { createHttpToolExecutor, type HttpToolExecutorOptions, type RequestInfo } from './http-tool-executor.ts';
 export { readBoundedText } from './read-body.ts';

@@ -21,7 +21,11 @@ export function compareDiscovered(cached: DiscoveredTools | undefined, current: 
     const changed = names(after).filter((tool) => {
       const old = before.get(`${server}__${tool}`);
       const now = after.get(`${server}__${tool}`);
-      return old && now && canonicalJson([old.description, old.input_schema]) !== canonicalJson([now.description, now.input_schema]);
+      return (
+        old &&
+        now &&
+        canonicalJson([old.description, old.input_schema]) !== canonicalJson([now.description, now.input_schema])
+      );
     });
     if (added.length > 0) {
       warnings.push({

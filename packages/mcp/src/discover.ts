@@ -102,7 +102,11 @@ async function discoverServer(
         .listPrompts(undefined, { timeout: server.timeoutMs })
         .catch(() => ({ prompts: [] }));
       for (const p of prompts.prompts) {
-        outcome.prompts.push({ server: server.name, name: p.name, ...(p.description ? { description: p.description } : {}) });
+        outcome.prompts.push({
+          server: server.name,
+          name: p.name,
+          ...(p.description ? { description: p.description } : {}),
+        });
       }
     }
   } catch (error) {

@@ -39,7 +39,9 @@ describe.each(['http', 'sse'] as const)('MCP over %s against the test server', (
     expect(found.discovered.resources).toEqual([
       { server: 'desk', uri: 'test://handbook', name: 'Handbook', mime_type: 'text/markdown' },
     ]);
-    expect(found.discovered.prompts).toEqual([{ server: 'desk', name: 'summarise', description: 'Summarise a ticket' }]);
+    expect(found.discovered.prompts).toEqual([
+      { server: 'desk', name: 'summarise', description: 'Summarise a ticket' },
+    ]);
 
     const opened = server.sessionsOpened[transport];
     const mcp = createMcpToolExecutor({
@@ -102,7 +104,10 @@ describe('publish-time rules', () => {
   afterAll(() => server?.close());
 
   it('skips a tool with an unsafe schema with a warning, but refuses it when allow-listed', async () => {
-    const open = await discoverMcpTools(agentFor([{ name: 'desk', url: server.url }]), { secrets: {}, egress: loopback });
+    const open = await discoverMcpTools(agentFor([{ name: 'desk', url: server.url }]), {
+      secrets: {},
+      egress: loopback,
+    });
     if (!open.ok) throw new Error(JSON.stringify(open.issues));
     expect(open.discovered.tools.map((t) => t.tool)).not.toContain('lookahead');
     expect(open.discovered.warnings).toMatchObject([{ code: 'mcp_tool_schema_refused', tools: ['lookahead'] }]);
@@ -111,7 +116,10 @@ describe('publish-time rules', () => {
       secrets: {},
       egress: loopback,
     });
-    expect(named).toMatchObject({ ok: false, issues: [{ path: '/mcp_servers/0/tools/1', code: 'mcp_tool_schema_refused' }] });
+    expect(named).toMatchObject({
+      ok: false,
+      issues: [{ path: '/mcp_servers/0/tools/1', code: 'mcp_tool_schema_refused' }],
+    });
   });
 
   it('reports an unreachable server and an allow-listed tool the server lacks', async () => {
@@ -124,7 +132,10 @@ describe('publish-time rules', () => {
       secrets: {},
       egress: loopback,
     });
-    expect(missing).toMatchObject({ ok: false, issues: [{ path: '/mcp_servers/0/tools/0', code: 'mcp_tool_not_found' }] });
+    expect(missing).toMatchObject({
+      ok: false,
+      issues: [{ path: '/mcp_servers/0/tools/0', code: 'mcp_tool_not_found' }],
+    });
   });
 
   it('a changed tool list shows as warnings, and the executor offers only the cached tools', async () => {

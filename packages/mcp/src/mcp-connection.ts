@@ -28,10 +28,11 @@ export interface McpConnection {
 }
 
 const clientInfo = { name: 'agentry', version: '1.0.0' };
+const minConnectMs = 5000;
 
 /**
  * Connects to one MCP server over Streamable HTTP or SSE, every request through the egress guard,
- * and runs the MCP handshake within the server's timeout. Throws an AppError whose code says why:
+ * and runs the MCP handshake within the server's timeout (at least 5 s). Throws an AppError whose code says why:
  * `egress_*` (refused by the SSRF rules), `mcp_timeout`, `mcp_unreachable`, `missing_secret`.
  *
  * @example
@@ -49,7 +50,12 @@ export async function connectMcpServer(server: CompiledMcpServer, options: McpCo
           fetch: guard.fetch,
           requestInit: { headers },
           // A dropped notification stream is not worth retrying inside a run: calls fail fast instead.
-          reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+          reconnectionOptions: {
+            maxRetries: 0,
+            initialReconnectionDelay: 1000,
+            maxReconnectionDelay: 1000,
+            reconnectionDelayGrowFactor: 1,
+          },
         });
   const client = new Client(clientInfo, { capabilities: {} });
   // The SDK reports background stream problems here; failures that matter surface on requests.
@@ -64,11 +70,13 @@ export async function connectMcpServer(server: CompiledMcpServer, options: McpCo
     }
     await client.close().catch(() => {});
   };
+  // A tight tool timeout (0.5 s) should not fail the handshake (two requests, plus the SSE
+  // endpoint event), so connecting gets at least a few seconds.
+  const connectMs = Math.max(server.timeoutMs, minConnectMs);
   try {
-    // SSE waits for the server's `endpoint` event before the handshake: bound both together.
     await withDeadline(
-      client.connect(transport, { timeout: server.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }),
-      server.timeoutMs,
+      client.connect(transport, { timeout: connectMs, ...(options.signal ? { signal: options.signal } : {}) }),
+      connectMs,
     );
   } catch (error) {
     await close();

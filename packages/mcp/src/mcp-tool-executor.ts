@@ -77,9 +77,13 @@ export function createMcpToolExecutor(options: McpToolExecutorOptions): McpToolE
     }
     const checked = entry.validate(call.arguments);
     if (!checked.ok) {
-      return errorResult('invalid_arguments', 'The arguments do not match the tool parameters. Fix them and call again.', {
-        issues: checked.issues,
-      });
+      return errorResult(
+        'invalid_arguments',
+        'The arguments do not match the tool parameters. Fix them and call again.',
+        {
+          issues: checked.issues,
+        },
+      );
     }
     if (closed) return errorResult('tool_cancelled', 'The run has ended.');
     const { tool, server } = entry;
@@ -119,7 +123,8 @@ export function createMcpToolExecutor(options: McpToolExecutorOptions): McpToolE
     if (original instanceof McpError && original.code !== ErrorCode.ConnectionClosed) {
       return errorResult('mcp_error', message, { mcp_code: original.code }, meta);
     }
-    const code = explained.code?.startsWith('egress_') || explained.code === 'missing_secret' ? explained.code : 'mcp_unreachable';
+    const code =
+      explained.code?.startsWith('egress_') || explained.code === 'missing_secret' ? explained.code : 'mcp_unreachable';
     return errorResult(code, message, {}, meta);
   };
 

@@ -7,13 +7,14 @@ import {
   FINAL_RUN_STATUSES,
   finishRunFenced,
   getRunForWorker,
+  getTenant,
   heartbeatRun,
   listMessages,
   type Run,
   writePendingInput,
 } from '@agentry/db';
 import { toAppError } from '@agentry/errors';
-import type { EgressPolicy } from '@agentry/http-tools';
+import { type EgressPolicy, withAllowlist } from '@agentry/http-tools';
 import { addUsage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from '@agentry/llm';
 import { type Job, Requeue, type TenantSlots } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
@@ -172,8 +173,10 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   }
 
   async function runLoop(run: Run, fence: number, controller: AbortController): Promise<AgentRunResult> {
-    const { signal } = controller;
-    const setup = await setUpRun(deps.db, run, deps.models, deps.fetch, deps.secretBox, deps.egress);
+    // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
+    const tenant = await getTenant(deps.db, run.tenantId);
+    const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
+    const setup = await setUpRun(deps.db, run, deps.models, deps.fetch, deps.secretBox, egress);
     const { agent } = setup;
     // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.
     const runTools = createRunTools({
@@ -184,7 +187,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       discoveredTools: setup.discoveredTools,
       run,
       lifetimeMs: agent.limits.runTimeoutMs,
-      ...(deps.egress ? { egress: deps.egress } : {}),
+      ...(egress ? { egress } : {}),
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
       publish: (event) => publish(run.id, event),
     });
@@ -218,7 +221,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     let usage: Usage = run.usage;
     let stored: Message | undefined;
     return runAgent({
-      model: telemetry ? telemetry.traceModel(run, setup.model) : setup.model,
+      model: telemetry ? telemetry.traceModel(run, runTools.parentModel) : runTools.parentModel,
       tools,
       system: setup.system,
       history,

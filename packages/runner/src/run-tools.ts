@@ -27,6 +27,8 @@ export interface RunToolsOptions {
 /** Every tool of a run behind one executor, plus the bookkeeping skills need. */
 export interface RunTools {
   executor: ToolExecutor;
+  /** The parent's model, counting its usage as it goes, so a skill sees what is left of the budget mid-step. */
+  parentModel: LanguageModel;
   /** The step record as stored: skill calls carry their trace. */
   stepRecord(step: StepRecord): StepRecord;
   /** Skill usage not yet added to a checkpoint (call once per step). */
@@ -79,10 +81,14 @@ export function createRunTools(options: RunToolsOptions): RunTools {
     traceId: options.run.traceId,
   });
   let checkpointed = emptyUsage();
+  const parentModel = countingModel(options.model, (usage) => {
+    parentTokens += budgetTokens(usage);
+  });
   return {
-    executor: agent.skills.length > 0 ? composeExecutors(options.http, mcp, skills) : composeExecutors(options.http, mcp),
+    parentModel,
+    executor:
+      agent.skills.length > 0 ? composeExecutors(options.http, mcp, skills) : composeExecutors(options.http, mcp),
     stepRecord(step) {
-      parentTokens += budgetTokens(step.usage);
       parentToolCalls += step.executedToolCalls;
       if (!step.toolCalls.some((call) => skills.trace(call.id))) return step;
       return {
@@ -102,9 +108,32 @@ export function createRunTools(options: RunToolsOptions): RunTools {
     withSkills(result) {
       const spent = skills.spent();
       if (spent.toolCalls === 0 && budgetTokens(spent.usage) === 0) return result;
-      return { ...result, usage: addUsage(result.usage, spent.usage), toolCallCount: result.toolCallCount + spent.toolCalls };
+      return {
+        ...result,
+        usage: addUsage(result.usage, spent.usage),
+        toolCallCount: result.toolCallCount + spent.toolCalls,
+      };
     },
     close: () => mcp.close(),
+  };
+}
+
+/** The same model, reporting the usage of every answer (generated or streamed) as it arrives. */
+function countingModel(model: LanguageModel, onUsage: (usage: Usage) => void): LanguageModel {
+  return {
+    provider: model.provider,
+    modelId: model.modelId,
+    async generate(request, callOptions) {
+      const response = await model.generate(request, callOptions);
+      onUsage(response.usage);
+      return response;
+    },
+    async *stream(request, callOptions) {
+      for await (const event of model.stream(request, callOptions)) {
+        if (event.type === 'finish') onUsage(event.response.usage);
+        yield event;
+      }
+    },
   };
 }
 

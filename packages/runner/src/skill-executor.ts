@@ -1,4 +1,10 @@
-import { type AgentEvent, runAgent, type StepRecord, type ToolExecutionResult, type ToolExecutor } from '@agentry/agent';
+import {
+  type AgentEvent,
+  runAgent,
+  type StepRecord,
+  type ToolExecutionResult,
+  type ToolExecutor,
+} from '@agentry/agent';
 import type { CompiledSkill } from '@agentry/config';
 import { addUsage, emptyUsage, type LanguageModel, type Usage } from '@agentry/llm';
 
@@ -86,7 +92,10 @@ export function createSkillExecutor(options: SkillExecutorOptions): SkillExecuto
         ...(options.traceId ? { traceId: options.traceId } : {}),
         ...(callOptions?.signal ? { signal: callOptions.signal } : {}),
         ...(options.onEvent
-          ? { onEvent: (event: AgentEvent) => options.onEvent?.({ type: 'skill-event', skill: skill.name, toolCallId: call.id, event }) }
+          ? {
+              onEvent: (event: AgentEvent) =>
+                options.onEvent?.({ type: 'skill-event', skill: skill.name, toolCallId: call.id, event }),
+            }
           : {}),
       });
       usage = addUsage(usage, result.usage);

@@ -1,4 +1,5 @@
 export * from './fake-llm/index.ts';
+export * from './mcp-server.ts';
 export * from './recording-server.ts';
 export { availableServices, canConnect, deleteRedisKeys, testServices } from './services.ts';
 export {
@@ -9,4 +10,3 @@ export {
   type TestDatabaseKind,
   testDatabaseKinds,
 } from './test-database.ts';
-export * from './mcp-server.ts';

@@ -48,8 +48,7 @@ export interface TestMcpServer {
 }
 
 // 1×1 transparent PNG.
-const pixel =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /**
  * The default tools: `echo` (text), `add` (structured content), `fail` (`isError`), `image` (a PNG)

@@ -1,7 +1,15 @@
 import { availableServices } from '@agentry/testkit';
-import OpenAI, { AuthenticationError, BadRequestError, NotFoundError } from 'openai';
+import OpenAI, { AuthenticationError, BadRequestError, NotFoundError, RateLimitError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, type Harness, type Mode, seedConfig, startHarness } from '../test-support/harness.ts';
+import {
+  ADMIN_TOKEN,
+  call,
+  createTenant,
+  type Harness,
+  type Mode,
+  seedConfig,
+  startHarness,
+} from '../test-support/harness.ts';
 import { parseModel, splitMessages } from './chat-completions.ts';
 
 const modes: Mode[] = ['embedded'];
@@ -106,7 +114,7 @@ describe.each(modes)('OpenAI-compatible chat completions (%s)', (mode) => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    const chunks = [];
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
     expect(text).toBe('Streaming works, one chunk at a time.');
@@ -181,6 +189,24 @@ describe.each(modes)('OpenAI-compatible chat completions (%s)', (mode) => {
       .create({ model: agentId, messages, tools: [{ type: 'function', function: { name: 'f' } }] })
       .catch((e) => e);
     expect([tools.status, tools.code, tools.error.param]).toEqual([400, 'unsupported_parameter', 'tools']);
+  });
+
+  it('holds the tenant to its daily run quota like the rest of the API (429 in OpenAI’s shape)', async () => {
+    const tenant = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name: 'Limited' } });
+    const limitedKey = tenant.json.api_key.key;
+    const patched = await call(h, 'PATCH', `/v1/tenants/${tenant.json.id}`, {
+      key: ADMIN_TOKEN,
+      body: { daily_run_limit: 1 },
+    });
+    expect(patched.status).toBe(200);
+    const agent = (await call(h, 'POST', '/v1/agents', { key: limitedKey, body: { config: seedConfig() } })).json.id;
+    const limited = new OpenAI({ baseURL: `${h.platform.url}/v1`, apiKey: limitedKey, maxRetries: 0 });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    h.llm.enqueue({ type: 'reply', text: 'One.' });
+    expect((await limited.chat.completions.create({ model: agent, messages })).choices[0]!.message.content).toBe('One.');
+    const refused = await limited.chat.completions.create({ model: agent, messages }).catch((e) => e);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused.error).toMatchObject({ type: 'rate_limit_error', code: 'quota_exceeded' });
   });
 
   it('reports a failed run as a non-retryable error and a failed stream as an error event', async () => {

@@ -14,6 +14,7 @@ import {
   listRunMessages,
   type Run,
   type StoredMessage,
+  type Tenant,
 } from '@agentry/db';
 import { AppError, toAppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
@@ -24,6 +25,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, requireTenantKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { assertDailyQuota, rateLimit } from '../http/limits.ts';
 
 /**
  * The OpenAI-compatible surface: `POST /v1/chat/completions` (where `model` names an agent) and
@@ -178,10 +180,11 @@ interface StartedRun {
  */
 async function startRun(
   deps: ApiDeps,
-  tenantId: string,
+  tenant: Tenant,
   target: { agent: Agent; version: AgentVersion; pinned: boolean },
   body: ChatRequest,
 ): Promise<StartedRun> {
+  const tenantId = tenant.id;
   const { history, input } = splitMessages(body.messages);
   const { config, hash } = loadAgentConfig(target.version.config);
   const compiled = compileAgent(config, hash);
@@ -198,6 +201,7 @@ async function startRun(
   const secrets = await openSecrets(deps.db, deps.secretBox, tenantId, compiled.requiredSecrets);
   const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
   resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
+  await assertDailyQuota(deps.db, tenant);
 
   const conversation = await createConversationWithHistory(deps.db, {
     tenantId,
@@ -414,16 +418,17 @@ async function allAgents(deps: ApiDeps, tenantId: string): Promise<Agent[]> {
 export function chatCompletionRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
   app.onError((error, c) => openAiErrorResponse(deps, c, error));
-  const auth = requireTenantKey(deps.db);
-  app.use('/chat/completions', auth);
-  app.use('/models', auth);
+  // The same key check, rate limit and daily quota as the tenant-scoped routes, inside this app's onError.
+  const guards = [requireTenantKey(deps.db), rateLimit(deps.rateLimit)] as const;
+  app.use('/chat/completions', ...guards);
+  app.use('/models', ...guards);
 
   app.post('/chat/completions', async (c) => {
     const body = await readJson(c, ChatRequest);
     refuseClientFeatures(body);
     const tenantId = c.var.tenant.id;
     const target = await resolveAgent(deps, tenantId, body.model);
-    const started = await startRun(deps, tenantId, target, body);
+    const started = await startRun(deps, c.var.tenant, target, body);
     c.header('x-agentry-run-id', started.run.id);
     c.header('x-agentry-conversation-id', started.conversationId);
     if (body.stream) return completionStream(deps, c, tenantId, started, body);

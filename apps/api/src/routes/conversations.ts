@@ -23,6 +23,7 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { assertDailyQuota } from '../http/limits.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { conversationView, messageView, runView } from '../http/views.ts';
@@ -110,6 +111,7 @@ export function conversationRoutes(deps: ApiDeps) {
     const version =
       agent && versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
     if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
+    await assertDailyQuota(deps.db, c.var.tenant);
     const { config, hash } = loadAgentConfig(version.config);
     const compiled = compileAgent(config, hash);
     // Fail before writing anything when the agent's model or secrets cannot be had.

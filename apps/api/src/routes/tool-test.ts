@@ -1,7 +1,7 @@
 import { compileAgent, loadAgentConfig, maskSecrets, type RenderedRequest } from '@agentry/config';
 import { getSealedSecrets } from '@agentry/db';
 import { errors } from '@agentry/errors';
-import { createHttpToolExecutor } from '@agentry/http-tools';
+import { createHttpToolExecutor, withAllowlist } from '@agentry/http-tools';
 import { secretContext } from '@agentry/runner';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -48,7 +48,8 @@ export function toolTestRoute(deps: ApiDeps) {
     const request = tool.render(checked.value, { context, secrets });
     const masked = maskRequest(request, secrets);
     if (!body.send) return c.json({ request: masked });
-    const executor = createHttpToolExecutor({ agent, context: { context, secrets }, egress: deps.egress });
+    const egress = withAllowlist(deps.egress, c.var.tenant.egressAllowlist);
+    const executor = createHttpToolExecutor({ agent, context: { context, secrets }, egress });
     const started = performance.now();
     const result = await executor.execute({
       type: 'tool_call',

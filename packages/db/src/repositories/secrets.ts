@@ -6,7 +6,12 @@ export type SecretRow = typeof secrets.$inferSelect;
 export type SealedValue = Pick<SecretRow, 'keyId' | 'iv' | 'ciphertext' | 'tag'>;
 
 /** Creates or replaces a sealed secret; returns whether it existed before. */
-export async function putSecret(db: Db, tenantId: string, name: string, sealed: SealedValue): Promise<{ created: boolean }> {
+export async function putSecret(
+  db: Db,
+  tenantId: string,
+  name: string,
+  sealed: SealedValue,
+): Promise<{ created: boolean }> {
   const [row] = await db
     .insert(secrets)
     .values({ tenantId, name, ...sealed })
@@ -16,7 +21,10 @@ export async function putSecret(db: Db, tenantId: string, name: string, sealed: 
 }
 
 /** Names and dates only: values never leave through listings. */
-export async function listSecrets(db: Db, tenantId: string): Promise<Array<Pick<SecretRow, 'name' | 'createdAt' | 'updatedAt' | 'keyId'>>> {
+export async function listSecrets(
+  db: Db,
+  tenantId: string,
+): Promise<Array<Pick<SecretRow, 'name' | 'createdAt' | 'updatedAt' | 'keyId'>>> {
   return db
     .select({ name: secrets.name, createdAt: secrets.createdAt, updatedAt: secrets.updatedAt, keyId: secrets.keyId })
     .from(secrets)
@@ -33,10 +41,20 @@ export async function deleteSecret(db: Db, tenantId: string, name: string): Prom
 }
 
 /** The sealed values of the named secrets that exist. */
-export async function getSealedSecrets(db: Db, tenantId: string, names: string[]): Promise<Array<SealedValue & { name: string }>> {
+export async function getSealedSecrets(
+  db: Db,
+  tenantId: string,
+  names: string[],
+): Promise<Array<SealedValue & { name: string }>> {
   if (names.length === 0) return [];
   return db
-    .select({ name: secrets.name, keyId: secrets.keyId, iv: secrets.iv, ciphertext: secrets.ciphertext, tag: secrets.tag })
+    .select({
+      name: secrets.name,
+      keyId: secrets.keyId,
+      iv: secrets.iv,
+      ciphertext: secrets.ciphertext,
+      tag: secrets.tag,
+    })
     .from(secrets)
     .where(and(eq(secrets.tenantId, tenantId), inArray(secrets.name, names)));
 }

@@ -1,7 +1,7 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
-import { apiKeys, tenants } from '../schema.ts';
+import { apiKeys, runs, tenants } from '../schema.ts';
 
 export type Tenant = typeof tenants.$inferSelect;
 export type ApiKeyRecord = typeof apiKeys.$inferSelect;
@@ -87,4 +87,41 @@ export async function revokeApiKey(db: Db, tenantId: string, keyId: string): Pro
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId)))
     .returning();
   return row;
+}
+
+export async function getTenant(db: Db, tenantId: string): Promise<Tenant | undefined> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.id, tenantId));
+  return row;
+}
+
+export type TenantSettings = Partial<
+  Pick<Tenant, 'status' | 'egressAllowlist' | 'dailyRunLimit' | 'dailyTokenLimit' | 'requestsPerMinute' | 'name'>
+>;
+
+export async function updateTenant(db: Db, tenantId: string, settings: TenantSettings): Promise<Tenant | undefined> {
+  if (Object.keys(settings).length === 0) return getTenant(db, tenantId);
+  const [row] = await db.update(tenants).set(settings).where(eq(tenants.id, tenantId)).returning();
+  return row;
+}
+
+/** Deletes a tenant and everything it owns (rows cascade). */
+export async function deleteTenant(db: Db, tenantId: string): Promise<boolean> {
+  const rows = await db.delete(tenants).where(eq(tenants.id, tenantId)).returning({ id: tenants.id });
+  return rows.length > 0;
+}
+
+/** Runs started and model tokens used by a tenant since `since` (for daily quotas). */
+export async function tenantUsageSince(
+  db: Db,
+  tenantId: string,
+  since: Date,
+): Promise<{ runs: number; tokens: number }> {
+  const [row] = await db
+    .select({
+      runs: sql<number>`count(*)`,
+      tokens: sql<number>`coalesce(sum((${runs.usage}->>'inputTokens')::bigint + (${runs.usage}->>'outputTokens')::bigint), 0)`,
+    })
+    .from(runs)
+    .where(and(eq(runs.tenantId, tenantId), gte(runs.createdAt, since)));
+  return { runs: Number(row?.runs ?? 0), tokens: Number(row?.tokens ?? 0) };
 }

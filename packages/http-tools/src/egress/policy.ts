@@ -75,3 +75,21 @@ export function createEgressPolicy(options: EgressPolicyOptions = {}): EgressPol
  * await egressFetch(request, { policy: strictEgressPolicy });
  */
 export const strictEgressPolicy: EgressPolicy = createEgressPolicy();
+
+/**
+ * The same policy with more allowed destinations (a tenant's own allowlist on top of the
+ * platform's); returns `base` itself when there is nothing to add.
+ *
+ * @example
+ * const policy = withAllowlist(platformPolicy, tenant.egressAllowlist);
+ */
+export function withAllowlist(base: EgressPolicy, extra: readonly string[]): EgressPolicy {
+  if (extra.length === 0) return base;
+  return createEgressPolicy({
+    allowlist: [...new Set([...base.allowlist, ...extra])],
+    maxRedirects: base.maxRedirects,
+    maxResponseBytes: base.maxResponseBytes,
+    timeoutMs: base.timeoutMs,
+    lookup: base.lookup,
+  });
+}
