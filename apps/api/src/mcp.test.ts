@@ -40,7 +40,9 @@ describe.each(['openai', 'anthropic'] as Provider[])('MCP tools next to HTTP too
     h = await startHarness('embedded', provider);
     mcp = await startTestMcpServer();
     key = await createTenant(h);
-    expect((await call(h, 'PUT', '/v1/secrets/DESK_TOKEN', { key, body: { value: 'desk-secret' } })).status).toBeLessThan(300);
+    expect(
+      (await call(h, 'PUT', '/v1/secrets/DESK_TOKEN', { key, body: { value: 'desk-secret' } })).status,
+    ).toBeLessThan(300);
   }, 60_000);
   afterAll(async () => {
     await mcp?.close();

@@ -87,8 +87,12 @@ async function main(): Promise<void> {
     giveUpAfterMs: GIVE_UP_AFTER_MS,
     log: (level, message, fields) => logger[level](fields, message),
   });
-  const metricsServer = await serveMetrics(config, logger);
-  logger.info({ concurrency: config.concurrency, metricsPort: metricsServer?.port }, 'worker started');
+  logger.info({ concurrency: config.concurrency }, 'worker started');
+  // After the start line and not awaited: the metrics server is auxiliary and never delays taking jobs.
+  const metricsServer = serveMetrics(config, logger).then((server) => {
+    if (server) logger.info({ port: server.port }, 'metrics server listening');
+    return server;
+  });
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
@@ -100,7 +104,7 @@ async function main(): Promise<void> {
       processor.close();
       await Promise.all([queue.close(), slots.close(), control.close(), events.close()]);
       await database.close();
-      await Promise.all([metricsServer?.close(), tracing.shutdown()]);
+      await Promise.all([metricsServer.then((server) => server?.close()), tracing.shutdown()]);
       logger.info('stopped');
       process.exit(0);
     } catch (error) {

@@ -166,7 +166,8 @@ export const runs = pgTable(
   (t) => [
     index('runs_conversation_idx').on(t.conversationId, t.createdAt),
     index('runs_tenant_idx').on(t.tenantId, t.createdAt),
-    index('runs_status_idx').on(t.status, t.heartbeatAt),
+    // Only active runs, by status: heartbeats change often and must not churn an index.
+    index('runs_active_idx').on(t.status).where(sql`${t.status} in ('queued', 'running', 'waiting')`),
   ],
 );
 

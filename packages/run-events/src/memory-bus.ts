@@ -28,11 +28,13 @@ export function createMemoryBus(limits: RunEventBusLimits = defaultLimits): RunE
   const streamFor = (runId: string): Stream => {
     let stream = streams.get(runId);
     if (!stream) {
-      stream = { records: [], next: 1, expiry: setTimeout(() => {}, 0) };
+      stream = {
+        records: [],
+        next: 1,
+        expiry: setTimeout(() => streams.delete(runId), limits.ttlSeconds * 1000).unref(),
+      };
       streams.set(runId, stream);
     }
-    clearTimeout(stream.expiry);
-    stream.expiry = setTimeout(() => streams.delete(runId), limits.ttlSeconds * 1000).unref();
     return stream;
   };
 
@@ -42,6 +44,11 @@ export function createMemoryBus(limits: RunEventBusLimits = defaultLimits): RunE
       const record = { id: String(stream.next++), event: event as unknown as RunEvent };
       stream.records.push(record);
       if (stream.records.length > limits.maxEventsPerRun) stream.records.shift();
+      if (event.final) {
+        // Finished runs are kept only briefly for late readers, so memory does not grow with history.
+        clearTimeout(stream.expiry);
+        stream.expiry = setTimeout(() => streams.delete(runId), limits.finishedTtlSeconds * 1000).unref();
+      }
       live.emit(runId, record);
       return record.id;
     },

@@ -29,7 +29,9 @@ export function createRedisBus(options: RedisBusOptions): RunEventBus {
   const limits = options.limits ?? defaultLimits;
   const prefix = options.prefix ?? 'agentry';
   const blockMs = options.blockMs ?? 5000;
-  const writer = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  // Auto-pipelining sends the commands of one tick together; one connection keeps them in order.
+  const writer = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
+  const expiring = new Set<string>();
   writer.on('error', () => {});
   const readers = new Set<Redis>();
   const key = (runId: string) => `${prefix}:run-events:${runId}`;
@@ -37,12 +39,18 @@ export function createRedisBus(options: RedisBusOptions): RunEventBus {
   return {
     async publish<E extends { type: string; final?: boolean }>(runId: string, event: E): Promise<string> {
       const k = key(runId);
-      const [[, id]] = (await writer
-        .multi()
-        .xadd(k, 'MAXLEN', '~', String(limits.maxEventsPerRun), '*', 'e', JSON.stringify(event))
-        .expire(k, limits.ttlSeconds)
-        .exec()) as [[Error | null, string]];
-      return id;
+      const added = writer.xadd(k, 'MAXLEN', '~', String(limits.maxEventsPerRun), '*', 'e', JSON.stringify(event));
+      // The expiry is set when a run's stream starts and shortened when it ends, not on every
+      // event: a run publishes dozens of deltas, and one command each is what they cost.
+      if (event.final) {
+        void writer.expire(k, limits.finishedTtlSeconds).catch(() => {});
+        expiring.delete(runId);
+      } else if (!expiring.has(runId)) {
+        expiring.add(runId);
+        if (expiring.size > 10_000) expiring.delete(expiring.values().next().value!);
+        void writer.expire(k, limits.ttlSeconds).catch(() => {});
+      }
+      return (await added) as string;
     },
 
     async *subscribe(runId: string, subscribeOptions: SubscribeOptions = {}): AsyncIterable<RunEventRecord> {

@@ -7,7 +7,7 @@ import type { RunEventBus, RunEventRecord } from './types.ts';
 
 const prefix = `test-${randomBytes(6).toString('hex')}`;
 const buses: Array<[string, () => RunEventBus]> = [
-  ['memory', () => createMemoryBus({ maxEventsPerRun: 50, ttlSeconds: 60 })],
+  ['memory', () => createMemoryBus({ maxEventsPerRun: 50, ttlSeconds: 60, finishedTtlSeconds: 30 })],
 ];
 if (availableServices().redis) {
   buses.push([
@@ -17,7 +17,7 @@ if (availableServices().redis) {
         redisUrl: testServices.redisUrl,
         prefix,
         blockMs: 200,
-        limits: { maxEventsPerRun: 50, ttlSeconds: 60 },
+        limits: { maxEventsPerRun: 50, ttlSeconds: 60, finishedTtlSeconds: 30 },
       }),
   ]);
 } else {
@@ -79,6 +79,30 @@ describe.each(buses)('run event bus: %s', (_name, make) => {
     // Redis trims approximately (MAXLEN ~), in whole macro-nodes; memory trims exactly.
     expect(kept.length).toBeLessThan(250);
     expect(kept.at(-1)?.event.type).toBe('end');
+    await bus.close();
+  });
+});
+
+describe.runIf(availableServices().redis)('redis bus expiry', () => {
+  it('keeps a running run’s stream for the run TTL and a finished one only briefly', async () => {
+    const bus = createRedisBus({
+      redisUrl: testServices.redisUrl,
+      prefix,
+      limits: { maxEventsPerRun: 50, ttlSeconds: 60, finishedTtlSeconds: 30 },
+    });
+    const runId = `run-${randomBytes(4).toString('hex')}`;
+    await bus.publish(runId, { type: 'a' });
+    await bus.publish(runId, { type: 'b' });
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(testServices.redisUrl);
+    const ttlRunning = await redis.ttl(`${prefix}:run-events:${runId}`);
+    await bus.publish(runId, { type: 'end', final: true });
+    await new Promise((r) => setTimeout(r, 50));
+    const ttlFinished = await redis.ttl(`${prefix}:run-events:${runId}`);
+    redis.disconnect();
+    expect(ttlRunning).toBeGreaterThan(30);
+    expect(ttlFinished).toBeLessThanOrEqual(30);
+    expect(ttlFinished).toBeGreaterThan(0);
     await bus.close();
   });
 });

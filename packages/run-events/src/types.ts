@@ -37,8 +37,14 @@ export interface RunEventBus {
 export interface RunEventBusLimits {
   /** Events kept per run (oldest trimmed first). */
   maxEventsPerRun: number;
-  /** Seconds a run's stream is kept after its last event. */
+  /** Seconds a running run's stream is kept (from its first event). */
   ttlSeconds: number;
+  /** Seconds a finished run's stream stays for late or reconnecting readers. */
+  finishedTtlSeconds: number;
 }
 
-export const defaultLimits: RunEventBusLimits = { maxEventsPerRun: 20_000, ttlSeconds: 24 * 3600 };
+export const defaultLimits: RunEventBusLimits = {
+  maxEventsPerRun: 20_000,
+  ttlSeconds: 24 * 3600,
+  finishedTtlSeconds: 3600,
+};

@@ -245,7 +245,11 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         deps.events || telemetry
           ? (event) => {
               telemetry?.observe(run, event);
-              return deps.events?.publish(run.id, event).then(() => {});
+              // Not awaited: the loop does not wait a round trip per delta. One writer connection
+              // keeps events in order, and the final status is published (and awaited) after them.
+              void deps.events?.publish(run.id, event).catch((error: unknown) => {
+                log('warn', 'event publish failed', { runId: run.id, error: String(error) });
+              });
             }
           : undefined,
       onModelResponse: async (message) => {

@@ -18,15 +18,19 @@ export interface RateLimitOptions {
  * Counters live in Redis so every API process shares them.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const make = (keyPrefix: string) =>
-    options.redis
+  const make = (keyPrefix: string) => {
+    const memory = new RateLimiterMemory({ keyPrefix, points: 1, duration: 60 });
+    // While Redis is unreachable each process counts on its own instead of failing the request.
+    return options.redis
       ? new RateLimiterRedis({
           storeClient: options.redis,
           keyPrefix: `${options.prefix ?? 'agentry'}:rl:${keyPrefix}`,
           points: 1,
           duration: 60,
+          insuranceLimiter: memory,
         })
-      : new RateLimiterMemory({ keyPrefix, points: 1, duration: 60 });
+      : memory;
+  };
   const tenantLimiter = make('tenant');
   const keyLimiter = make('key');
   return async (c, next) => {

@@ -203,7 +203,9 @@ describe.each(modes)('OpenAI-compatible chat completions (%s)', (mode) => {
     const limited = new OpenAI({ baseURL: `${h.platform.url}/v1`, apiKey: limitedKey, maxRetries: 0 });
     const messages = [{ role: 'user' as const, content: 'hi' }];
     h.llm.enqueue({ type: 'reply', text: 'One.' });
-    expect((await limited.chat.completions.create({ model: agent, messages })).choices[0]!.message.content).toBe('One.');
+    expect((await limited.chat.completions.create({ model: agent, messages })).choices[0]!.message.content).toBe(
+      'One.',
+    );
     const refused = await limited.chat.completions.create({ model: agent, messages }).catch((e) => e);
     expect(refused).toBeInstanceOf(RateLimitError);
     expect(refused.error).toMatchObject({ type: 'rate_limit_error', code: 'quota_exceeded' });

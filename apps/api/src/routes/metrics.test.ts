@@ -312,8 +312,18 @@ describe.skipIf(!services.postgres || !services.redis)('metrics: worker process 
   afterAll(() => h?.close());
 
   it('serves /healthz and Prometheus /metrics with the run, token and tool metrics of its runs', async () => {
+    // The metrics server starts right after the worker's start line.
+    await expect
+      .poll(
+        () =>
+          fetch(`${workerUrl}/healthz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        { timeout: 5000 },
+      )
+      .toBe(200);
     const health = await fetch(`${workerUrl}/healthz`);
-    expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
     expect((await fetch(`${workerUrl}/nope`)).status).toBe(404);
 

@@ -43,7 +43,7 @@ export async function claimRun(db: Db, runId: string): Promise<Run | undefined> 
 async function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> = {}): Promise<void> {
   const rows = await tx
     .update(runs)
-    .set({ heartbeatAt: sql`now()`, ...update })
+    .set(Object.keys(update).length > 0 ? update : { fence })
     .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
     .returning({ id: runs.id });
   if (rows.length === 0) throw staleAttempt(runId);
