@@ -5,7 +5,6 @@ import {
   egressAllowlistFromEnv,
   envEnum,
   envInt,
-  envList,
   envString,
   envUrl,
   LOG_LEVELS,

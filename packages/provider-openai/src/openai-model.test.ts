@@ -1,5 +1,4 @@
 import { type FakeLlmServer, startFakeLlm } from '@agentry/testkit';
-// Until @agentry/testkit re-exports it, the shared suite is imported by path.
 import { runProviderConformance } from '@agentry/testkit/provider-conformance';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIModel } from './openai-model.ts';
@@ -9,6 +8,17 @@ runProviderConformance('openai', (server, options) =>
     apiKey: options.apiKey,
     baseURL: server.openaiBaseUrl,
     model: 'gpt-test',
+    maxRetries: options.maxRetries,
+  }),
+);
+
+// Any OpenAI-compatible server (Ollama, vLLM, OpenRouter, DashScope) goes through the same adapter.
+runProviderConformance('openai_compatible', (server, options) =>
+  createOpenAIModel({
+    apiKey: options.apiKey,
+    baseURL: server.openaiBaseUrl,
+    model: 'qwen-test',
+    provider: 'openai_compatible',
     maxRetries: options.maxRetries,
   }),
 );

@@ -283,7 +283,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       content: m.content,
     }));
     const last = history.at(-1);
-    if (!last || last.role !== 'assistant') return history;
+    if (last?.role !== 'assistant') return history;
     const pending = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
     if (pending.length === 0) return 'done'; // the final answer is stored; only the status was not
     const results: ToolResultPart[] = [];

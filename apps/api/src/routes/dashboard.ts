@@ -32,7 +32,7 @@ export function dashboardRoutes() {
     }),
   );
   app.get('/', (c) => c.redirect('/dashboard/'));
-  app.use('*', async (c, next) => {
+  app.use('*', async (_c, next) => {
     if (!existsSync(dashboardDist)) {
       throw errors.badRequest(
         'dashboard_not_built',

@@ -117,6 +117,8 @@ export async function startHarness(
       RUN_WAIT_MS: '20000',
       // The fake model and tool endpoints listen on loopback, which the egress guard refuses by default.
       EGRESS_ALLOWLIST: '127.0.0.1',
+      // Workers pick a free metrics port, so several can run at once.
+      METRICS_PORT: '0',
       ...providerEnv(provider, llm),
       ...extraEnv,
     };
