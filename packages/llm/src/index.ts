@@ -12,3 +12,14 @@ export type {
   Usage,
 } from './model.ts';
 export { addUsage, emptyUsage } from './model.ts';
+export {
+  abortedError,
+  type HttpFailure,
+  isTransportFailure,
+  modelConnectionError,
+  modelHttpError,
+  retryAfterMsOf,
+  scrubKey,
+  unexpectedModelError,
+} from './model-errors.ts';
+export { parseToolArguments } from './tool-arguments.ts';

@@ -1,6 +1,6 @@
 import type { FinishReason, ModelResponse, ReasoningPart, TextPart, ToolCallPart, Usage } from '@agentry/llm';
+import { parseToolArguments } from '@agentry/llm';
 import type { ContentBlock, Message, StopReason } from '@anthropic-ai/sdk/resources/messages';
-import { parseToolArguments } from './tool-arguments.ts';
 
 export type ResponsePart = TextPart | ReasoningPart | ToolCallPart;
 

@@ -1,5 +1,15 @@
-import { AppError } from '@agentry/errors';
+import { type AppError, isAppError } from '@agentry/errors';
+import {
+  abortedError,
+  isTransportFailure,
+  modelConnectionError,
+  modelHttpError,
+  scrubKey,
+  unexpectedModelError,
+} from '@agentry/llm';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+
+export { abortedError };
 
 /** Which flavour of the Chat Completions API an adapter talks to. */
 export type OpenAIProviderName = 'openai' | 'openai_compatible';
@@ -12,17 +22,7 @@ export interface ErrorContext {
   signal?: AbortSignal | undefined;
 }
 
-/** The error for a call the caller cancelled. */
-export function abortedError(cause?: unknown): AppError {
-  return new AppError({
-    code: 'aborted',
-    message: 'The model call was aborted',
-    category: 'user',
-    status: 499,
-    retryable: false,
-    cause,
-  });
-}
+const KEY_SHAPE = /\bsk-[\w*-]{6,}/g;
 
 /**
  * Maps anything the OpenAI SDK (or the stream it returns) throws to an AppError with a stable code.
@@ -31,49 +31,23 @@ export function abortedError(cause?: unknown): AppError {
  * try { await client.chat.completions.create(params); } catch (e) { throw toModelError(e, ctx); }
  */
 export function toModelError(error: unknown, ctx: ErrorContext): AppError {
-  if (error instanceof AppError) return error;
+  if (isAppError(error)) return error;
   if (error instanceof APIUserAbortError || ctx.signal?.aborted) return abortedError(error);
-  if (error instanceof APIConnectionError) return connectionError(error, ctx);
-  if (error instanceof APIError) return apiError(error, ctx);
-  if (isTransportFailure(error)) return connectionError(error, ctx);
-  return new AppError({
-    code: 'internal_error',
-    message: `${ctx.provider}: unexpected failure while calling the model`,
-    category: 'system',
-    status: 500,
-    retryable: false,
-    cause: error,
-  });
-}
-
-function connectionError(error: Error, ctx: ErrorContext): AppError {
-  const timedOut = error instanceof APIConnectionTimeoutError;
-  return new AppError({
-    code: 'model_connection_failed',
-    message: `${ctx.provider}: ${timedOut ? 'request timed out' : 'connection failed'}: ${scrub(error.message, ctx)}`,
-    category: 'upstream',
-    status: timedOut ? 504 : 502,
-    retryable: true,
-    details: { provider: ctx.provider },
-    cause: error,
-  });
-}
-
-function apiError(error: APIError, ctx: ErrorContext): AppError {
-  const message = `${ctx.provider}: ${scrub(error.message, ctx)}`;
-  const details = { provider: ctx.provider, upstreamStatus: error.status, requestId: error.requestID ?? undefined };
-  const base = { message, category: 'upstream' as const, details, cause: error };
-  const status = error.status ?? statusFromKind(error.code) ?? statusFromKind(error.type) ?? 500;
-  if (status === 401 || status === 403) return new AppError({ ...base, code: 'model_auth_failed', retryable: false });
-  if (status === 429) {
-    const retryAfterMs = retryAfterMsOf(error.headers);
-    return new AppError({ ...base, code: 'model_rate_limited', status: 429, retryable: true, retryAfterMs });
+  if (error instanceof APIConnectionError || isTransportFailure(error)) {
+    const message = scrubKey(error.message, ctx.apiKey, KEY_SHAPE);
+    return modelConnectionError(ctx.provider, error instanceof APIConnectionTimeoutError, message, error);
   }
-  if (status === 408 || status === 409 || status >= 500) {
-    const retryAfterMs = retryAfterMsOf(error.headers);
-    return new AppError({ ...base, code: 'model_unavailable', status: 503, retryable: true, retryAfterMs });
+  if (error instanceof APIError) {
+    return modelHttpError({
+      provider: ctx.provider,
+      status: error.status ?? statusFromKind(error.code) ?? statusFromKind(error.type) ?? 500,
+      message: scrubKey(error.message, ctx.apiKey, KEY_SHAPE),
+      headers: error.headers,
+      requestId: error.requestID ?? undefined,
+      cause: error,
+    });
   }
-  return new AppError({ ...base, code: 'model_bad_request', retryable: false });
+  return unexpectedModelError(ctx.provider, error);
 }
 
 /** Errors sent inside a stream carry no HTTP status, only the provider's error code and type. */
@@ -82,28 +56,4 @@ function statusFromKind(kind: string | null | undefined): number | undefined {
   if (kind === 'authentication_error' || kind === 'invalid_api_key') return 401;
   if (kind === 'rate_limit_error' || kind === 'rate_limit_exceeded') return 429;
   return undefined;
-}
-
-/** Reads `retry-after-ms` or `retry-after` (seconds or an HTTP date), as the SDK does. */
-export function retryAfterMsOf(headers: Headers | undefined): number | undefined {
-  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number.parseFloat(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/** undici reports a socket dropped mid-body as a bare TypeError, outside the SDK's error classes. */
-function isTransportFailure(error: unknown): error is Error {
-  if (!(error instanceof Error)) return false;
-  const code = (error.cause as { code?: unknown } | undefined)?.code;
-  return error.message === 'terminated' || (typeof code === 'string' && /^(UND_ERR|ECONN|EPIPE|ETIMEDOUT)/.test(code));
-}
-
-function scrub(message: string, ctx: ErrorContext): string {
-  const withoutKey = ctx.apiKey.length >= 4 ? message.replaceAll(ctx.apiKey, '[redacted]') : message;
-  return withoutKey.replace(/\bsk-[\w*-]{6,}/g, 'sk-[redacted]');
 }

@@ -1,7 +1,7 @@
 import type { FinishReason, ModelResponse, ReasoningPart, TextPart, ToolCallPart, Usage } from '@agentry/llm';
+import { parseToolArguments } from '@agentry/llm';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { parseToolArguments } from './tool-arguments.ts';
 
 /** The pieces of one assistant turn, however they arrived (one body or many chunks). */
 export interface AssembledTurn {

@@ -1,8 +1,8 @@
 import type { ModelResponse, StreamEvent, ToolCallPart } from '@agentry/llm';
+import { parseToolArguments } from '@agentry/llm';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { assembleResponse, fallbackToolCallId, reasoningOf } from './openai-response.ts';
-import { parseToolArguments } from './tool-arguments.ts';
 
 type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
 

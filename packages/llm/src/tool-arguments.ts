@@ -1,4 +1,4 @@
-import type { ToolCallPart } from '@agentry/llm';
+import type { ToolCallPart } from './messages.ts';
 
 /**
  * Parses the argument text of a tool call. Models sometimes emit malformed JSON; that must not
