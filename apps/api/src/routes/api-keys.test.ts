@@ -69,6 +69,10 @@ describe('API keys: scopes, publishable keys, origins, revocation', () => {
     expect([after.status, after.json.code]).toEqual([401, 'unauthorized']);
     const other = await createTenant(h, 'Other');
     expect((await call(h, 'DELETE', `/v1/api-keys/${created.json.id}`, { key: other })).status).toBe(404);
+    const events = (await call(h, 'GET', '/v1/audit-events?limit=100', { key: admin })).json.data;
+    const mine = events.filter((e: any) => e.target?.id === created.json.id).map((e: any) => e.action);
+    expect(mine.sort()).toEqual(['api_key.created', 'api_key.revoked']);
+    expect(JSON.stringify(events)).not.toContain(created.json.key);
   });
 
   it('lets a publishable key chat with its agents from its origins, and nothing else', async () => {

@@ -3,6 +3,7 @@ import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
+import { audit } from '../http/audit.ts';
 import { type AuthVariables, generateKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { ALL_SCOPES, hasScope, validOriginPattern } from '../http/scopes.ts';
@@ -77,6 +78,13 @@ export function apiKeyRoutes(deps: ApiDeps) {
         hash: key.hash,
         scopes,
       });
+      await audit(
+        deps.db,
+        c,
+        'api_key.created',
+        { type: 'api_key', id: record.id },
+        { kind: 'secret', prefix: record.prefix, scopes },
+      );
       return c.json({ ...keyView(record), key: key.key, note: 'Shown once: store it now.' }, 201);
     }
     if (body.scopes)
@@ -107,6 +115,18 @@ export function apiKeyRoutes(deps: ApiDeps) {
       allowedAgents: body.agents,
       allowedOrigins: body.allowed_origins,
     });
+    await audit(
+      deps.db,
+      c,
+      'api_key.created',
+      { type: 'api_key', id: record.id },
+      {
+        kind: 'publishable',
+        prefix: record.prefix,
+        agents: body.agents,
+        allowed_origins: body.allowed_origins,
+      },
+    );
     return c.json({ ...keyView(record), key: key.key }, 201);
   });
 
@@ -114,6 +134,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
     const id = c.req.param('id');
     const revoked = isId(id) ? await revokeApiKey(deps.db, c.var.tenant.id, id) : undefined;
     if (!revoked) throw errors.notFound('api_key', id);
+    await audit(deps.db, c, 'api_key.revoked', { type: 'api_key', id: revoked.id }, { prefix: revoked.prefix });
     return c.json(keyView(revoked));
   });
   return app;

@@ -67,6 +67,7 @@ export function tenantRoutes(deps: ApiDeps) {
       ...(body.daily_token_limit !== undefined ? { dailyTokenLimit: body.daily_token_limit } : {}),
       ...(body.requests_per_minute !== undefined ? { requestsPerMinute: body.requests_per_minute } : {}),
     });
+    await audit(deps.db, c, 'tenant.updated', { type: 'tenant', id: tenant.id }, body);
     return c.json(tenantView(updated!));
   });
 
