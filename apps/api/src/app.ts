@@ -23,6 +23,8 @@ import { runRoutes } from './routes/runs.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { widgetRoutes } from './routes/widget.ts';
+import { widgetScriptRoutes } from './routes/widget-script.ts';
 
 /** Observability of the HTTP layer: which metrics `/metrics` serves and who may scrape them. */
 export interface AppObservability {
@@ -64,6 +66,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
     metricsRoutes({ metrics, ...(observability.metricsToken ? { token: observability.metricsToken } : {}) }),
   );
   app.route('/dashboard', dashboardRoutes());
+  app.route('/', widgetScriptRoutes());
 
   const v1 = new Hono<{ Variables: AuthVariables }>();
   // Browsers may call the API from any page; publishable keys are then held to their allowed origins.
@@ -97,6 +100,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/usage', usageRoutes(deps));
   tenantScoped.route('/audit-events', auditRoutes(deps));
   tenantScoped.route('/api-keys', apiKeyRoutes(deps));
+  tenantScoped.route('/widget', widgetRoutes(deps));
   v1.route('/', tenantScoped);
   app.route('/v1', v1);
   return app;

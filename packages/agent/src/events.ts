@@ -40,7 +40,16 @@ export type AgentRunStatus =
   | 'doom_loop'
   | 'done_not_called'
   | 'failed'
-  | 'cancelled';
+  | 'cancelled'
+  | 'waiting';
+
+/** A tool call that waits for a person: a client tool to run in the browser, or an approval. */
+export interface PendingInput {
+  tool_call_id: string;
+  name: string;
+  arguments: unknown;
+  kind: 'client' | 'approval';
+}
 
 /** Why the loop said something to the model on its own. */
 export type NoticeKind = 'done-nudge' | 'doom-loop' | 'tools-disabled' | 'compaction-failed';
@@ -76,7 +85,7 @@ export type AgentEventBody =
       durationMs: number;
     }
   /** Reserved for approval and client-side tools: the run pauses until someone answers. */
-  | { type: 'waiting'; step: number; reason: 'approval' | 'client_tool'; toolCalls: ToolCallPart[] }
+  | { type: 'waiting'; step: number; pending: PendingInput[] }
   | {
       type: 'run-finished';
       status: AgentRunStatus;

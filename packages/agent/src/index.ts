@@ -10,6 +10,7 @@ export type {
   AgentRunStatus,
   EventSink,
   NoticeKind,
+  PendingInput,
   StepRecord,
   ToolCallRecord,
 } from './events.ts';

@@ -2,7 +2,7 @@ import { emptyUsage, type Message, type ToolChoice, type ToolDefinition, type Us
 import { doneToolDefinition } from './done-tool.ts';
 import { DoomLoopDetector } from './doom-loop.ts';
 import { createEmitter, type Emit } from './emitter.ts';
-import type { AgentRunStatus, StepRecord } from './events.ts';
+import type { AgentRunStatus, PendingInput, StepRecord } from './events.ts';
 import { PromptState } from './prompt-state.ts';
 import type { AgentRunOptions } from './run-options.ts';
 
@@ -34,6 +34,8 @@ export interface LoopState {
   toolChoice: ToolChoice;
   doom: DoomLoopDetector;
   finalText?: string;
+  /** Set when the run pauses for a person. */
+  pending?: PendingInput[];
 }
 
 /**

@@ -92,6 +92,49 @@ describe('runAgent', () => {
     expect(order).toEqual(['model:0', 'tool', 'step', 'model:1', 'step']);
   });
 
+  it('pauses without running any call of a step when one waits for a person', async () => {
+    const model = createScriptedModel([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } },
+          { id: 'c2', name: 'run_in_browser', arguments: { code: '1+1' } },
+        ],
+      },
+    ]);
+    let executed = 0;
+    const log = eventLog();
+    const stored: string[][] = [];
+    const result = await runAgent({
+      model,
+      tools: {
+        definitions: () => weather.definitions(),
+        execute: async (call, options) => {
+          executed++;
+          return weather.execute(call, options);
+        },
+      },
+      system: '',
+      history,
+      maxSteps: 5,
+      onEvent: log.onEvent,
+      onStep: async (messages) => {
+        stored.push(messages.map((m) => m.role));
+      },
+      pendingInput: async (calls) =>
+        calls
+          .filter((c) => c.name === 'run_in_browser')
+          .map((c) => ({ tool_call_id: c.id, name: c.name, arguments: c.arguments, kind: 'client' as const })),
+    });
+    expect(result.status).toBe('waiting');
+    expect(result.pending).toEqual([
+      { tool_call_id: 'c2', name: 'run_in_browser', arguments: { code: '1+1' }, kind: 'client' },
+    ]);
+    expect(executed).toBe(0);
+    expect(stored).toEqual([['assistant']]);
+    expect(log.types()).toContain('waiting');
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('reports a model failure as status failed with a serialised error, never a throw', async () => {
     const model = createScriptedModel([{ error: new Error('boom') }]);
     const log = eventLog();

@@ -64,7 +64,12 @@ async function finish(state: LoopState, stop: Stop): Promise<AgentRunResult> {
       durationMs,
     });
   }
-  return { ...base, status: stop.status, ...(stop.reason ? { reason: stop.reason } : {}) };
+  return {
+    ...base,
+    status: stop.status,
+    ...(stop.reason ? { reason: stop.reason } : {}),
+    ...(state.pending ? { pending: state.pending } : {}),
+  };
 }
 
 async function fail(state: LoopState, error: unknown): Promise<AgentRunResult> {

@@ -1,6 +1,6 @@
 import type { SerializedAppError } from '@agentry/errors';
-import type { LanguageModel, Message, ToolChoice, Usage } from '@agentry/llm';
-import type { AgentRunStatus, EventSink, StepRecord } from './events.ts';
+import type { LanguageModel, Message, ToolCallPart, ToolChoice, Usage } from '@agentry/llm';
+import type { AgentRunStatus, EventSink, PendingInput, StepRecord } from './events.ts';
 import type { ToolExecutor } from './tool-executor.ts';
 
 /** When and how the prompt history is summarised to stay inside the context window. */
@@ -65,6 +65,12 @@ export interface AgentRunOptions {
    * message object is the first of the step's messages passed to `onStep`.
    */
   onModelResponse?: (message: Message, step: number) => Promise<void>;
+  /**
+   * Which of a step's tool calls wait for a person (client tools, approvals) and have no answer
+   * yet. When any do, the loop runs none of the step's calls and ends with status `waiting`; the
+   * caller resumes later with the answers recorded.
+   */
+  pendingInput?: (calls: ToolCallPart[]) => Promise<PendingInput[]>;
   /** Called after every step with the messages it produced: the place to persist a checkpoint. */
   onStep?: (messages: Message[], step: StepRecord) => Promise<void>;
 }
@@ -82,4 +88,6 @@ export interface AgentRunResult {
   finalText?: string;
   durationMs: number;
   error?: SerializedAppError;
+  /** With status `waiting`: the calls that wait for a person. */
+  pending?: PendingInput[];
 }

@@ -1,7 +1,7 @@
 import { addUsage, type Message, toolCallsOf } from '@agentry/llm';
 import { buildRequest } from './build-request.ts';
 import { applyEphemeral } from './ephemeral.ts';
-import type { StepRecord } from './events.ts';
+import type { PendingInput, StepRecord } from './events.ts';
 import { handleAnswer } from './handle-answer.ts';
 import { handleToolCalls } from './handle-tool-calls.ts';
 import { type LoopState, type Stop, tokenBudgetExceeded } from './loop-state.ts';
@@ -39,6 +39,8 @@ export async function runStep(state: LoopState, index: number): Promise<Stop | u
   // Persisted before any tool runs: a resumed run replays this output instead of asking again.
   await options.onModelResponse?.(assistant, index);
   const calls = toolCallsOf(assistant);
+  const pending = calls.length > 0 && options.pendingInput ? await options.pendingInput(calls) : [];
+  if (pending.length > 0) return pause(state, index, assistant, response, latencyMs, pending);
   const outcome =
     calls.length > 0 ? await handleToolCalls(state, index, calls) : await handleAnswer(state, index, assistant);
   const record: StepRecord = {
@@ -52,6 +54,29 @@ export async function runStep(state: LoopState, index: number): Promise<Stop | u
   };
   await commitStep(state, [assistant, ...outcome.messages], record);
   return outcome.stop;
+}
+
+/** Stops before running any call of the step: some wait for a person. */
+async function pause(
+  state: LoopState,
+  index: number,
+  assistant: Message,
+  response: { usage: StepRecord['usage']; finishReason: string },
+  latencyMs: number,
+  pending: PendingInput[],
+): Promise<Stop> {
+  const record: StepRecord = {
+    index,
+    modelLatencyMs: latencyMs,
+    usage: response.usage,
+    finishReason: response.finishReason,
+    toolCalls: [],
+    executedToolCalls: 0,
+  };
+  await commitStep(state, [assistant], record);
+  await state.emit({ type: 'waiting', step: index, pending });
+  state.pending = pending;
+  return { status: 'waiting', reason: 'Waiting for a person to answer a tool call' };
 }
 
 async function commitStep(state: LoopState, messages: Message[], record: StepRecord): Promise<void> {

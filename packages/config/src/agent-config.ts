@@ -108,6 +108,8 @@ export interface WidgetConfig {
   position?: 'bottom-right' | 'bottom-left';
   suggested_questions?: string[];
   allowed_origins?: string[];
+  /** The widget's built-in client tool `browser_js_eval` (sandboxed iframe, 5 s timeout); default false. */
+  browser_js_eval?: boolean;
 }
 
 export type ToolProtocol = 'native' | 'json' | 'xml';

@@ -186,7 +186,8 @@ export const toolCalls = pgTable(
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    status: text('status').$type<'started' | 'completed'>().notNull(),
+    /** `approved` / `declined`: a person answered an approval; `completed` also holds client tool results. */
+    status: text('status').$type<'started' | 'completed' | 'approved' | 'declined'>().notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
     output: jsonb('output'),
     isError: boolean('is_error'),

@@ -1,4 +1,5 @@
-import { type AgentRunResult, runAgent, type ToolExecutor } from '@agentry/agent';
+import { type AgentRunResult, type PendingInput, runAgent, type ToolExecutor } from '@agentry/agent';
+import type { CompiledAgent } from '@agentry/config';
 import {
   activeRuns,
   checkpointRun,
@@ -10,6 +11,7 @@ import {
   getTenant,
   heartbeatRun,
   listMessages,
+  markRunWaiting,
   type Run,
   writePendingInput,
 } from '@agentry/db';
@@ -21,6 +23,7 @@ import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { SecretBox } from '@agentry/secrets';
 import type { RunTelemetry } from '@agentry/telemetry';
 import type { ModelProviderSettings } from './model-settings.ts';
+import { unansweredInput } from './pending-input.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
 import { type RunOutcome, runOutcome } from './run-outcome.ts';
 import { contextWindowFor, setUpRun } from './run-setup.ts';
@@ -146,6 +149,11 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       const reason = controller.signal.reason as StopReason | undefined;
       if (result.status === 'cancelled' && reason === 'shutdown') throw new Requeue(0, 'worker shutting down');
       if (result.status === 'cancelled' && reason === 'stale') return;
+      if (result.status === 'waiting') {
+        await pauseForInput(run, fence, result);
+        log('info', 'run waiting for a person', { ...fields, pending: result.pending?.length ?? 0 });
+        return;
+      }
       const outcome = runOutcome(result);
       await finish(run, fence, outcome, {
         usage: addUsage(run.usage, result.usage),
@@ -215,8 +223,9 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       isIdempotent: (name) => agent.tools.find((t) => t.name === name)?.idempotent ?? false,
     });
     const tools = telemetry ? telemetry.traceTools(run, recording) : recording;
-    const history = await resumeHistory(run, fence, tools, signal);
+    const history = await resumeHistory(run, fence, tools, signal, agent);
     if (history === 'done') return doneResult();
+    if (typeof history !== 'object' || !Array.isArray(history)) return waitingResult(history.pending);
     let steps = run.steps;
     let usage: Usage = run.usage;
     let stored: Message | undefined;
@@ -252,6 +261,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
               });
             }
           : undefined,
+      pendingInput: (calls) => unansweredInput(deps.db, agent, run.id, calls),
       onModelResponse: async (message) => {
         stored = message;
         await checkpoint(deps.db, run, fence, [message]);
@@ -277,7 +287,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     fence: number,
     tools: ToolExecutor,
     signal: AbortSignal,
-  ): Promise<Message[] | 'done'> {
+    agent: CompiledAgent,
+  ): Promise<Message[] | 'done' | { pending: PendingInput[] }> {
     const history: Message[] = (await listMessages(deps.db, run.tenantId, run.conversationId)).map((m) => ({
       role: m.role,
       content: m.content,
@@ -286,6 +297,9 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     if (last?.role !== 'assistant') return history;
     const pending = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
     if (pending.length === 0) return 'done'; // the final answer is stored; only the status was not
+    // A person has not answered yet (the job was run again early): keep waiting.
+    const unanswered = await unansweredInput(deps.db, agent, run.id, pending);
+    if (unanswered.length > 0) return { pending: unanswered };
     const results: ToolResultPart[] = [];
     for (const call of pending) {
       const result = await tools.execute(call, { signal });
@@ -332,6 +346,18 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     await startNext(run);
   }
 
+  /** Parks the run until people answer; its job ends and frees the worker. */
+  async function pauseForInput(run: Run, fence: number, result: AgentRunResult): Promise<void> {
+    await checkpointRun(deps.db, run, fence, [], {
+      usage: addUsage(run.usage, result.usage),
+      toolCallCount: run.toolCallCount + result.toolCallCount,
+    });
+    if (!(await markRunWaiting(deps.db, run.id, fence))) return;
+    // The loop announced `waiting` itself when the model asked; a resume that found no answer yet did not.
+    if (result.steps.length === 0) await publish(run.id, { type: 'waiting', pending: result.pending ?? [] });
+    await publish(run.id, { type: 'run-status', status: 'waiting', pending: result.pending ?? [] });
+  }
+
   /** Wakes the conversation's next queued run now instead of at its next requeue. */
   async function startNext(run: Run): Promise<void> {
     const next = (await activeRuns(deps.db, run.conversationId)).find((r) => r.status === 'queued');
@@ -343,6 +369,10 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       log('warn', 'event publish failed', { runId, error: String(error) });
     });
   }
+}
+
+function waitingResult(pending: PendingInput[]): AgentRunResult {
+  return { ...doneResult(), status: 'waiting', pending };
 }
 
 function doneResult(): AgentRunResult {

@@ -24,3 +24,4 @@ export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor
 export { type SweeperOptions, startSweeper, sweepStuckRuns } from './sweeper.ts';
 export { systemContext } from './system-context.ts';
 export { openSecrets, secretContext, secretsNotConfigured } from './tenant-secrets.ts';
+export { inputKind, unansweredInput } from './pending-input.ts';

@@ -40,6 +40,28 @@ export function createRecordingExecutor(options: RecordingExecutorOptions): Tool
         },
         fence,
       );
+      if (!created && record.status === 'declined') {
+        const declined: ToolExecutionResult = {
+          isError: true,
+          errorCode: 'declined',
+          output: {
+            error: 'declined',
+            message: 'A person declined this tool call. Do not try it again; tell the user.',
+          },
+        };
+        await completeToolCall(db, { runId: run.id, toolCallId: call.id }, fence, declined);
+        return declined;
+      }
+      if (!created && record.status === 'approved') {
+        // Approved by a person: now it runs, once; the record moves on to started → completed.
+        const result = await options.inner.execute(call, callOptions);
+        await completeToolCall(db, { runId: run.id, toolCallId: call.id }, fence, {
+          output: result.output,
+          isError: result.isError,
+          ...(result.errorCode ? { errorCode: result.errorCode } : {}),
+        });
+        return result;
+      }
       if (!created && record.status === 'completed') {
         return {
           output: record.output,

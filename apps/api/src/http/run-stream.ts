@@ -3,6 +3,8 @@ import type { RunEventBus } from '@agentry/run-events';
 import { processMetrics } from '@agentry/telemetry';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import type { Principal } from './auth.ts';
+import { VISITOR_EVENT_TYPES } from './views.ts';
 
 const HEARTBEAT_MS = 15_000;
 const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
@@ -15,6 +17,7 @@ const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']
  */
 export function streamRunEvents(c: Context, bus: RunEventBus, run: Run): Response {
   const after = c.req.header('last-event-id') ?? c.req.query('after');
+  const visitor = (c.get('principal') as Principal | undefined)?.kind === 'publishable';
   return streamSSE(c, async (stream) => {
     const activeStreams = processMetrics().sseActiveStreams;
     activeStreams.inc();
@@ -28,6 +31,8 @@ export function streamRunEvents(c: Context, bus: RunEventBus, run: Run): Respons
       const expired = FINAL_STATUSES.has(run.status) && !(await bus.has(run.id));
       if (!expired)
         for await (const record of bus.subscribe(run.id, { ...(after ? { after } : {}), signal: controller.signal })) {
+          // Visitors' ids still advance over filtered events, so resuming stays exact.
+          if (visitor && !VISITOR_EVENT_TYPES.has(record.event.type)) continue;
           await stream.writeSSE({ id: record.id, event: record.event.type, data: JSON.stringify(record.event) });
           sawFinal = record.event.final === true;
         }

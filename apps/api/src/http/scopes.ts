@@ -37,6 +37,8 @@ const PUBLISHABLE_ROUTES: Array<[string, RegExp]> = [
   ['GET', /^\/v1\/runs\/[^/]+$/],
   ['GET', /^\/v1\/runs\/[^/]+\/events$/],
   ['POST', /^\/v1\/runs\/[^/]+\/cancel$/],
+  ['POST', /^\/v1\/runs\/[^/]+\/tool-results$/],
+  ['GET', /^\/v1\/widget\/bootstrap$/],
 ];
 
 export function publishableMayCall(method: string, path: string): boolean {

@@ -113,3 +113,35 @@ export function runView(run: Run, messages: StoredMessage[]) {
     finished_at: run.finishedAt?.toISOString() ?? null,
   };
 }
+
+/**
+ * What a visitor (publishable key) may see of a run: the reply and status, never tool arguments,
+ * tool outputs or step traces, which can hold data the agent fetched for its own use.
+ */
+export function visitorRunView(view: ReturnType<typeof runView>) {
+  const { tool_calls: _calls, steps: _steps, ...rest } = view;
+  return { ...rest, tool_calls: [], steps: [] };
+}
+
+/** A message as a visitor sees it: its text only (tool calls and results are left out). */
+export function visitorMessageView(message: StoredMessage) {
+  const view = messageView(message);
+  return { ...view, content: view.content.filter((p) => p.type === 'text') };
+}
+
+/** Run events a visitor's stream carries; tool traffic is shown only through `waiting` prompts. */
+export const VISITOR_EVENT_TYPES = new Set([
+  'run-status',
+  'run-started',
+  'step-started',
+  'text-delta',
+  'waiting',
+  'run-finished',
+  'run-failed',
+  'run-cancelled',
+]);
+
+/** The run view for whoever asked: visitors get {@link visitorRunView}. */
+export function forPrincipal(principal: { kind: string }, view: ReturnType<typeof runView>) {
+  return principal.kind === 'publishable' ? visitorRunView(view) : view;
+}

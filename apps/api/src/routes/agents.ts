@@ -72,7 +72,7 @@ export function agentRoutes(deps: ApiDeps) {
     const body = await readJson(c, NewVersion);
     const { config, hash } = loadAgentConfig(body.config);
     // MCP (issue 9): discover the servers' tools now; a server that is down fails the upload (422).
-    const discoveredTools = await discoverForUpload(deps, c.var.tenant.id, compileAgent(config, hash));
+    const discoveredTools = await discoverForUpload(deps, c.var.tenant, compileAgent(config, hash));
     const { agent, version } = await createAgent(deps.db, {
       tenantId: c.var.tenant.id,
       name: config.basic_settings.name,
@@ -115,7 +115,7 @@ export function agentRoutes(deps: ApiDeps) {
     const body = await readJson(c, NewVersion);
     const { config, hash } = loadAgentConfig(body.config);
     // MCP (issue 9): discover the servers' tools now; a server that is down fails the upload (422).
-    const discoveredTools = await discoverForUpload(deps, agent.tenantId, compileAgent(config, hash));
+    const discoveredTools = await discoverForUpload(deps, c.var.tenant, compileAgent(config, hash));
     const created = await addAgentVersion(deps.db, agent.id, {
       tenantId: agent.tenantId,
       name: config.basic_settings.name,
@@ -152,7 +152,7 @@ export function agentRoutes(deps: ApiDeps) {
     const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
     if (!version) throw errors.notFound('agent_version', c.req.param('n'));
     const { config, hash } = loadAgentConfig(version.config);
-    const checked = await mcpCheck(deps, agent.tenantId, compileAgent(config, hash), version);
+    const checked = await mcpCheck(deps, c.var.tenant, compileAgent(config, hash), version);
     return c.json({ agent_id: agent.id, version: version.version, ...checked });
   });
 

@@ -26,7 +26,7 @@ import { readJson } from '../http/body.ts';
 import { assertDailyQuota } from '../http/limits.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
-import { conversationView, messageView, runView } from '../http/views.ts';
+import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
 
 const MAX_MESSAGE_CHARS = 32_000;
 
@@ -91,7 +91,11 @@ export function conversationRoutes(deps: ApiDeps) {
   app.get('/:id', async (c) => {
     const conversation = await loadConversation(deps.db, c.var.principal, c.var.tenant.id, c.req.param('id'));
     const messages = await listMessages(deps.db, c.var.tenant.id, conversation.id);
-    return c.json({ ...conversationView(conversation), messages: messages.map(messageView) });
+    const visitor = c.var.principal.kind === 'publishable';
+    return c.json({
+      ...conversationView(conversation),
+      messages: messages.map(visitor ? visitorMessageView : messageView),
+    });
   });
 
   app.delete('/:id', async (c) => {
@@ -140,12 +144,12 @@ export function conversationRoutes(deps: ApiDeps) {
     if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
       c.header('location', `/v1/runs/${run.id}`);
       c.header('preference-applied', 'respond-async');
-      return c.json(runView(run, []), 202);
+      return c.json(forPrincipal(c.var.principal, runView(run, [])), 202);
     }
     const outcome = await deps.queue.waitUntilFinished(run.id, deps.runWaitMs);
     const stored = await getRun(deps.db, tenantId, run.id);
     if (!stored) throw errors.notFound('run', run.id);
-    const view = runView(stored, await listRunMessages(deps.db, tenantId, run.id));
+    const view = forPrincipal(c.var.principal, runView(stored, await listRunMessages(deps.db, tenantId, run.id)));
     if (outcome === 'timeout' || stored.status === 'queued' || stored.status === 'running') {
       c.header('location', `/v1/runs/${run.id}`);
       return c.json(view, 202);

@@ -1,9 +1,13 @@
 import type { CompiledAgent } from '@agentry/config';
 import type { AgentVersion } from '@agentry/db';
 import { errors } from '@agentry/errors';
+import { withAllowlist } from '@agentry/http-tools';
 import { compareDiscovered, type DiscoveredTools, discoverMcpTools, readDiscoveredTools } from '@agentry/mcp';
 import { openSecrets } from '@agentry/runner';
 import type { ApiDeps } from '../deps.ts';
+
+/** The tenant making the request: its id and the private-network allowlist the operator gave it. */
+type Tenant = { id: string; egressAllowlist?: readonly string[] | null };
 
 /**
  * Discovery when a version is created: every enabled MCP server is asked for its tools (through
@@ -13,14 +17,14 @@ import type { ApiDeps } from '../deps.ts';
  * when the agent has no enabled server.
  *
  * @example
- * const discoveredTools = await discoverForUpload(deps, tenantId, compileAgent(config, hash));
+ * const discoveredTools = await discoverForUpload(deps, c.var.tenant, compileAgent(config, hash));
  */
 export async function discoverForUpload(
   deps: Pick<ApiDeps, 'db' | 'secretBox' | 'egress'>,
-  tenantId: string,
+  tenant: Tenant,
   agent: CompiledAgent,
 ): Promise<DiscoveredTools | null> {
-  const result = await rediscover(deps, tenantId, agent);
+  const result = await rediscover(deps, tenant, agent);
   if (result === null) return null;
   if (!result.ok) {
     const count = result.issues.length;
@@ -35,16 +39,16 @@ export async function discoverForUpload(
  * tell a person to publish a new version (or fix the server).
  *
  * @example
- * return c.json(await mcpCheck(deps, agent.tenantId, compiled, version));
+ * return c.json(await mcpCheck(deps, c.var.tenant, compiled, version));
  */
 export async function mcpCheck(
   deps: Pick<ApiDeps, 'db' | 'secretBox' | 'egress'>,
-  tenantId: string,
+  tenant: Tenant,
   agent: CompiledAgent,
   version: Pick<AgentVersion, 'discoveredTools'>,
 ) {
   const cached = readDiscoveredTools(version.discoveredTools);
-  const result = await rediscover(deps, tenantId, agent);
+  const result = await rediscover(deps, tenant, agent);
   if (result === null) return { discovered_tools: cached ?? null, current_tools: null, warnings: [] };
   if (!result.ok) {
     return {
@@ -66,10 +70,12 @@ export function versionMcpView(version: Pick<AgentVersion, 'discoveredTools'>) {
   return { discovered_tools: discovered ?? null, warnings: discovered?.warnings ?? [] };
 }
 
-async function rediscover(deps: Pick<ApiDeps, 'db' | 'secretBox' | 'egress'>, tenantId: string, agent: CompiledAgent) {
+async function rediscover(deps: Pick<ApiDeps, 'db' | 'secretBox' | 'egress'>, tenant: Tenant, agent: CompiledAgent) {
   const servers = agent.mcpServers.filter((s) => s.enabled);
   if (servers.length === 0) return null;
   const names = [...new Set(servers.flatMap((s) => s.secretNames))];
-  const secrets = await openSecrets(deps.db, deps.secretBox, tenantId, names);
-  return discoverMcpTools(agent, { secrets, egress: deps.egress });
+  const secrets = await openSecrets(deps.db, deps.secretBox, tenant.id, names);
+  // The same rules as the tenant's runs: the platform allowlist plus the tenant's own (operator-set).
+  const egress = withAllowlist(deps.egress, tenant.egressAllowlist ?? []);
+  return discoverMcpTools(agent, { secrets, egress });
 }

@@ -231,21 +231,28 @@ export interface SseEvent {
  * @example
  * const events = await readSse(await fetch(url, { headers: { accept: 'text/event-stream' } }));
  */
-export async function readSse(res: Response, stopAfter = Number.POSITIVE_INFINITY): Promise<SseEvent[]> {
+export async function readSse(
+  res: Response,
+  stop: number | ((event: SseEvent) => boolean) = Number.POSITIVE_INFINITY,
+): Promise<SseEvent[]> {
   const { createParser } = await import('eventsource-parser');
   const events: SseEvent[] = [];
+  const done = () =>
+    typeof stop === 'number' ? events.length >= stop : events.length > 0 && stop(events[events.length - 1]!);
   const parser = createParser({
-    onEvent: (e) => events.push({ id: e.id, event: e.event, data: JSON.parse(e.data) }),
+    onEvent: (e) => {
+      if (!done()) events.push({ id: e.id, event: e.event, data: JSON.parse(e.data) });
+    },
   });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  while (events.length < stopAfter) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  while (!done()) {
+    const { done: ended, value } = await reader.read();
+    if (ended) break;
     parser.feed(decoder.decode(value, { stream: true }));
   }
   await reader.cancel().catch(() => {});
-  return events.slice(0, stopAfter);
+  return events;
 }
 
 const FINAL = new Set(['completed', 'failed', 'cancelled', 'timed_out']);

@@ -227,3 +227,61 @@ export async function staleRuns(db: Db, before: Date, limit = 100): Promise<Run[
     .orderBy(asc(runs.createdAt))
     .limit(limit);
 }
+
+/** Pauses a run for a person's answer (client tool or approval), while the fence is current. */
+export async function markRunWaiting(db: Db, runId: string, fence: number): Promise<boolean> {
+  const rows = await db
+    .update(runs)
+    .set({ status: 'waiting' })
+    .where(and(eq(runs.id, runId), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
+    .returning({ id: runs.id });
+  return rows.length > 0;
+}
+
+/** The recorded state of some of a run's tool calls. */
+export async function toolCallRecords(db: Db, runId: string, toolCallIds: string[]): Promise<ToolCallRecord[]> {
+  if (toolCallIds.length === 0) return [];
+  return db
+    .select()
+    .from(toolCalls)
+    .where(and(eq(toolCalls.runId, runId), inArray(toolCalls.toolCallId, toolCallIds)));
+}
+
+export type HumanAnswer =
+  | { toolCallId: string; name: string; kind: 'client'; output: unknown; isError: boolean }
+  | { toolCallId: string; name: string; kind: 'approval'; decision: 'approve' | 'decline' };
+
+/**
+ * Records people's answers to a waiting run's calls and queues the run again, in one transaction.
+ * False when the run is not waiting (already answered, cancelled, …).
+ */
+export async function answerWaitingRun(
+  db: Db,
+  run: Pick<Run, 'id' | 'tenantId'>,
+  answers: HumanAnswer[],
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const resumed = await tx
+      .update(runs)
+      .set({ status: 'queued' })
+      .where(and(eq(runs.id, run.id), eq(runs.tenantId, run.tenantId), eq(runs.status, 'waiting')))
+      .returning({ id: runs.id });
+    if (resumed.length === 0) return false;
+    for (const answer of answers) {
+      await tx
+        .insert(toolCalls)
+        .values({
+          runId: run.id,
+          tenantId: run.tenantId,
+          toolCallId: answer.toolCallId,
+          name: answer.name,
+          idempotencyKey: `${run.id}:${answer.toolCallId}`,
+          ...(answer.kind === 'client'
+            ? { status: 'completed' as const, output: answer.output, isError: answer.isError, completedAt: sql`now()` }
+            : { status: answer.decision === 'approve' ? ('approved' as const) : ('declined' as const) }),
+        })
+        .onConflictDoNothing();
+    }
+    return true;
+  });
+}

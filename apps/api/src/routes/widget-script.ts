@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { AppError } from '@agentry/errors';
+import { Hono } from 'hono';
+
+/** The widget's Vite build (`pnpm --filter @agentry/widget build`). */
+export const widgetScriptPath = fileURLToPath(new URL('../../../widget/dist/widget.js', import.meta.url));
+
+/**
+ * `GET /widget.js`: the embeddable chat widget, for any page (`Access-Control-Allow-Origin: *`;
+ * the publishable key, not the script, decides where it works). Cached for a day and revalidated
+ * by ETag; `?v=<etag>` URLs are immutable for a year.
+ */
+export function widgetScriptRoutes(path = widgetScriptPath) {
+  const app = new Hono();
+  let cached: { mtimeMs: number; body: Buffer; etag: string } | undefined;
+
+  app.get('/widget.js', async (c) => {
+    const info = await stat(path).catch(() => undefined);
+    if (!info) {
+      throw new AppError({
+        code: 'widget_not_built',
+        message: 'The chat widget has not been built: run `pnpm --filter @agentry/widget build`',
+        category: 'system',
+        status: 503,
+      });
+    }
+    if (cached?.mtimeMs !== info.mtimeMs) {
+      const body = await readFile(path);
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+      cached = { mtimeMs: info.mtimeMs, body, etag };
+    }
+    const immutable = c.req.query('v') === cached.etag.slice(1, -1);
+    const headers = {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': immutable
+        ? 'public, max-age=31536000, immutable'
+        : 'public, max-age=86400, stale-while-revalidate=604800',
+      etag: cached.etag,
+      'access-control-allow-origin': '*',
+      'cross-origin-resource-policy': 'cross-origin',
+      'x-content-type-options': 'nosniff',
+    };
+    if (c.req.header('if-none-match') === cached.etag) return c.body(null, 304, headers);
+    return c.body(new Uint8Array(cached.body), 200, headers);
+  });
+  return app;
+}
