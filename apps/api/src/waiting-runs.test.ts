@@ -63,7 +63,7 @@ describe.each(modes)('runs that wait for a person (%s)', (mode) => {
       { tool_call_id: 'call_js', name: 'browser_js_eval', arguments: { code: PRIMES }, kind: 'client' },
     ]);
     // The code is run by the browser (here: by the test, as the widget would).
-    const output = new Function(`return (${'() => { ' + PRIMES.replace(/s$/, 'return s') + ' }'})()`)();
+    const output = new Function(`return (${`() => { ${PRIMES.replace(/s$/, 'return s')} }`})()`)();
     expect(output).toBe(76127);
     const answered = await call(h, 'POST', `/v1/runs/${run.id}/tool-results`, {
       key,

@@ -671,7 +671,7 @@ export class Widget {
       this.cards.set(call.tool_call_id, {
         settle: (text) => {
           setEnabled(false);
-          if (text || !outcome.textContent) outcome.textContent = text ?? this.t('approved');
+          if (text || !outcome.textContent) outcome.textContent = text ?? this.t('answered');
         },
       });
       const answer = async (accept: boolean) => {

@@ -20,8 +20,8 @@ export {
   type ResolvedModel,
   resolveModel,
 } from './model-settings.ts';
+export { inputKind, unansweredInput } from './pending-input.ts';
 export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor.ts';
 export { type SweeperOptions, startSweeper, sweepStuckRuns } from './sweeper.ts';
 export { systemContext } from './system-context.ts';
 export { openSecrets, secretContext, secretsNotConfigured } from './tenant-secrets.ts';
-export { inputKind, unansweredInput } from './pending-input.ts';
