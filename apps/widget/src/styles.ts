@@ -50,7 +50,7 @@ header h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-ov
 .error{align-self:stretch;font-size:13px;color:#b3261e;padding:2px 4px}
 .card{align-self:stretch;border:1px solid rgba(127,127,127,.35);border-radius:12px;padding:10px 12px;background:var(--bg)}
 .card h3{margin:0 0 6px;font-size:13.5px;font-weight:600}
-.card pre{margin:0 0 8px;max-height:220px;overflow:auto;background:#1e1e2e;color:#e4e4ef;padding:8px 10px;border-radius:8px;font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre}
+.card pre{margin:0 0 8px;max-height:220px;overflow:auto;background:#1e1e2e;color:#e4e4ef;padding:8px 10px;border-radius:8px;font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
 .k{color:#c792ea}.s{color:#c3e88d}.n{color:#f78c6c}.c{color:#7f848e;font-style:italic}
 .actions{display:flex;gap:8px}
 .btn{border:1px solid var(--primary);border-radius:8px;padding:6px 14px;background:transparent;color:var(--text)}
