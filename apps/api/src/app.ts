@@ -74,7 +74,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
     '*',
     cors({
       origin: (origin) => origin,
-      allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Prefer', 'Idempotency-Key'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Prefer', 'Idempotency-Key', 'X-End-User-Token'],
       exposeHeaders: ['Location', 'Retry-After', 'Preference-Applied'],
       maxAge: 600,
     }),

@@ -12,8 +12,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,11 +32,11 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const PRIMES_CODE =
   '(function sumPrimes(limit) { let sum = 0; for (let n = 2; n < limit; n++) { let prime = true; for (let d = 2; d * d <= n; d++) { if (n % d === 0) { prime = false; break; } } if (prime) sum += n; } return sum; })(1000);';
-const HELLO_REPLY = 'Hello! I am **the Acme test agent**. I can answer questions, run small computations and book demos.';
-const LONG_REPLY = Array.from(
-  { length: 40 },
-  (_, i) => `Sentence ${i + 1} of a long answer that streams slowly.`,
-).join(' ');
+const HELLO_REPLY =
+  'Hello! I am **the Acme test agent**. I can answer questions, run small computations and book demos.';
+const LONG_REPLY = Array.from({ length: 40 }, (_, i) => `Sentence ${i + 1} of a long answer that streams slowly.`).join(
+  ' ',
+);
 const XSS_REPLY = (leakUrl: string) =>
   [
     'Here are some things:',
@@ -77,23 +77,32 @@ function responder(leakUrl: string) {
       return { type: 'reply', text: 'Your demo is booked.' };
     }
     if (/primes/i.test(text))
-      return { type: 'reply', text: 'Let me compute that in your browser.', toolCalls: [{ name: 'browser_js_eval', arguments: { code: PRIMES_CODE } }] };
+      return {
+        type: 'reply',
+        text: 'Let me compute that in your browser.',
+        toolCalls: [{ name: 'browser_js_eval', arguments: { code: PRIMES_CODE } }],
+      };
     if (/decline test/i.test(text))
-      return { type: 'reply', toolCalls: [{ name: 'browser_js_eval', arguments: { code: 'window.__ran = true; 42' } }] };
+      return {
+        type: 'reply',
+        toolCalls: [{ name: 'browser_js_eval', arguments: { code: 'window.__ran = true; 42' } }],
+      };
     if (/sandbox check/i.test(text))
       return {
         type: 'reply',
         toolCalls: [
           {
             name: 'browser_js_eval',
-            arguments: { code: "(() => { try { return String(top.document.title); } catch (e) { return 'blocked: ' + e.name; } })()" },
+            arguments: {
+              code: "(() => { try { return String(top.document.title); } catch (e) { return 'blocked: ' + e.name; } })()",
+            },
           },
         ],
       };
     if (/book a demo/i.test(text))
       return { type: 'reply', toolCalls: [{ name: 'book_demo', arguments: { email: 'ada@example.com' } }] };
     if (/show me things/i.test(text)) return { type: 'reply', text: XSS_REPLY(leakUrl) };
-    if (/long story/i.test(text)) return { type: 'reply', text: LONG_REPLY, chunkSize: 6, chunkDelayMs: 25 };
+    if (/long story/i.test(text)) return { type: 'reply', text: LONG_REPLY, chunkSize: 12, chunkDelayMs: 25 };
     return { type: 'reply', text: HELLO_REPLY, chunkSize: 3, chunkDelayMs: 30 };
   };
 }
@@ -194,6 +203,7 @@ async function step(name: string, fn: () => Promise<void>): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  rmSync(shotsDir, { recursive: true, force: true });
   mkdirSync(shotsDir, { recursive: true });
   console.log('building the widget…');
   await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
@@ -308,7 +318,13 @@ async function main(): Promise<void> {
 
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
   });
   cleanup.push(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
@@ -472,7 +488,9 @@ async function main(): Promise<void> {
     const card = await sendForCard('decline test please');
     await card.getByRole('button', { name: 'Decline' }).click();
     await page.locator('.msg.assistant', { hasText: 'Okay, I did not run anything.' }).waitFor();
-    assert.ok(JSON.stringify(llm.requests.at(-1)?.body.messages.at(-1)).includes('The user declined to run this tool.'));
+    assert.ok(
+      JSON.stringify(llm.requests.at(-1)?.body.messages.at(-1)).includes('The user declined to run this tool.'),
+    );
     assert.equal(await page.evaluate(() => (window as any).__ran), undefined);
     await idle();
   });
@@ -502,9 +520,11 @@ async function main(): Promise<void> {
     assert.equal(await page.evaluate(() => (window as any).__xss), undefined);
     for (const tag of ['img', 'svg', 'math', 'iframe', 'form', 'script', 'style', 'details', 'animate'])
       assert.equal(await bubble.locator(tag).count(), 0, `no <${tag}> in the reply`);
-    const links = await bubble.locator('a').evaluateAll((as) =>
-      as.map((a) => ({ href: a.getAttribute('href'), rel: a.getAttribute('rel'), target: a.getAttribute('target') })),
-    );
+    const links = await bubble
+      .locator('a')
+      .evaluateAll((as) =>
+        as.map((a) => ({ href: a.getAttribute('href'), rel: a.getAttribute('rel'), target: a.getAttribute('target') })),
+      );
     assert.deepEqual(links, [{ href: 'https://example.com/docs', rel: 'noopener noreferrer', target: '_blank' }]);
     const handlers = await bubble.evaluate((root) =>
       [root, ...root.querySelectorAll('*')].flatMap((el) =>
@@ -581,7 +601,9 @@ async function main(): Promise<void> {
 
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
-  console.warn(`[widget e2e] NOTICE: no Chromium at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install -y chromium).`);
+  console.warn(
+    `[widget e2e] NOTICE: no Chromium at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install -y chromium).`,
+  );
 }
 
 describe.runIf(hasChromium)('the chat widget in Chromium, on a hostile host page, against the real API', () => {

@@ -2,14 +2,17 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** A failed request: `network` (no answer at all) or `http` (a problem+json answer). */
 export class ApiError extends Error {
-  constructor(
-    readonly kind: 'network' | 'http',
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly kind: 'network' | 'http';
+  readonly status: number;
+  readonly code: string;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(kind: 'network' | 'http', status: number, code: string, message: string, retryAfterSeconds?: number) {
     super(message);
+    this.kind = kind;
+    this.status = status;
+    this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -42,7 +45,12 @@ export interface Transcript {
 }
 
 export interface Api {
-  request(method: string, path: string, body?: unknown, init?: { accept?: string; signal?: AbortSignal }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    init?: { accept?: string; signal?: AbortSignal },
+  ): Promise<Response>;
   json<T>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
@@ -86,7 +94,8 @@ export function createApi(base: string, key: string, endUserToken: () => string 
   }
   return {
     request,
-    json: async <T>(method: string, path: string, body?: unknown) => (await (await request(method, path, body)).json()) as T,
+    json: async <T>(method: string, path: string, body?: unknown) =>
+      (await (await request(method, path, body)).json()) as T,
   };
 }
 

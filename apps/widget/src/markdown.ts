@@ -13,13 +13,22 @@ export interface RenderOptions {
   loadImageLabel: (host: string) => string;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
-const decode = (text: string) => text.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_, name: string) => ENTITIES[name] ?? '');
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  '#39': "'",
+};
+const decode = (text: string) =>
+  text.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_, name: string) => ENTITIES[name] ?? '');
 
 /** An absolute http(s) or mailto URL, or undefined. Control characters and whitespace never pass. */
 export function safeUrl(raw: string, schemes: readonly string[] = ['http:', 'https:', 'mailto:']): string | undefined {
   const text = decode(raw).trim();
-  if (/[\u0000-\u001f\u007f\s]/.test(text)) return undefined;
+  if (/[\p{Cc}\s]/u.test(text)) return undefined;
   try {
     const url = new URL(text);
     return schemes.includes(url.protocol) ? url.href : undefined;
@@ -121,7 +130,8 @@ function blocks(tokens: Children, parent: Node, options: RenderOptions): void {
       case 'list': {
         const list = token as Tokens.List;
         const node = h(list.ordered ? 'ol' : 'ul', parent);
-        if (list.ordered && typeof list.start === 'number' && list.start !== 1) node.setAttribute('start', String(list.start));
+        if (list.ordered && typeof list.start === 'number' && list.start !== 1)
+          node.setAttribute('start', String(list.start));
         for (const item of list.items) {
           const li = h('li', node);
           if (item.task) li.append(item.checked ? '☑ ' : '☐ ');

@@ -25,7 +25,11 @@ export interface EvalResult {
   error?: string;
 }
 
-export function evalInSandbox(code: string, parent: Node & ParentNode, timeoutMs = EVAL_TIMEOUT_MS): Promise<EvalResult> {
+export function evalInSandbox(
+  code: string,
+  parent: Node & ParentNode,
+  timeoutMs = EVAL_TIMEOUT_MS,
+): Promise<EvalResult> {
   const id = Math.random().toString(36).slice(2);
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');

@@ -152,8 +152,12 @@ export class Widget {
   private context: Record<string, ContextValue> = {};
   private token: string | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private pinned = true;
 
-  constructor(private readonly options: WidgetOptions) {
+  private readonly options: WidgetOptions;
+
+  constructor(options: WidgetOptions) {
+    this.options = options;
     this.api = createApi(options.apiBase, options.key, () => this.token);
     this.t = translator(pickLang(options.lang, navigator.language));
     this.storageKey = `agentry:${options.agentId}`;
@@ -163,7 +167,12 @@ export class Widget {
     this.shadow = this.host.attachShadow({ mode: 'open' });
     const style = el('style');
     style.textContent = css;
-    this.launcher = el('button', { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'panel' });
+    this.launcher = el('button', {
+      type: 'button',
+      class: 'launcher',
+      'aria-expanded': 'false',
+      'aria-controls': 'panel',
+    });
     this.launcher.innerHTML = ICON_CHAT;
     this.titleEl = el('h2', { id: 'title' });
     this.newButton = el('button', { type: 'button', class: 'icon new' });
@@ -197,6 +206,9 @@ export class Widget {
 
     this.launcher.addEventListener('click', () => (this.panel.hidden ? this.open() : this.close()));
     this.closeButton.addEventListener('click', () => this.close());
+    this.log.addEventListener('scroll', () => {
+      this.pinned = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
+    });
     this.newButton.addEventListener('click', () => this.newConversation());
     this.panel.addEventListener('keydown', (e) => this.onKey(e));
     form.addEventListener('submit', (e) => {
@@ -237,7 +249,8 @@ export class Widget {
           console.warn(`[agentry] ${BUILTIN_EVAL} is built in and always runs sandboxed; the handler is ignored`);
           return;
         }
-        if (typeof handler !== 'function') throw new TypeError('registerTool(name, handler): handler must be a function');
+        if (typeof handler !== 'function')
+          throw new TypeError('registerTool(name, handler): handler must be a function');
         this.tools.set(name, handler);
       },
       on: (event, callback) => {
@@ -649,7 +662,7 @@ export class Widget {
       const source =
         args && typeof args === 'object' && typeof (args as { code?: unknown }).code === 'string'
           ? (args as { code: string }).code
-          : JSON.stringify(args, null, 2) ?? 'null';
+          : (JSON.stringify(args, null, 2) ?? 'null');
       highlight(source, code);
       const yes = el('button', { type: 'button', class: 'btn primary' }, this.t(approval ? 'approve' : 'run'));
       const no = el('button', { type: 'button', class: 'btn' }, this.t('decline'));
@@ -704,7 +717,8 @@ export class Widget {
     try {
       if (call.name === BUILTIN_EVAL && this.boot?.widget.browser_js_eval === true) {
         const code = (args as { code?: unknown } | null)?.code;
-        if (typeof code !== 'string') return { output: 'browser_js_eval needs a string `code` argument', is_error: true };
+        if (typeof code !== 'string')
+          return { output: 'browser_js_eval needs a string `code` argument', is_error: true };
         const result = await evalInSandbox(code, this.shadow);
         return result.ok ? { output: result.value ?? null } : { output: result.error ?? 'error', is_error: true };
       }
@@ -775,9 +789,9 @@ export class Widget {
     this.scroll();
   }
 
+  /** Keeps the newest message in view, unless the visitor scrolled up to read. */
   private scroll(force = false): void {
-    const log = this.log;
-    if (force || log.scrollHeight - log.scrollTop - log.clientHeight < 80) log.scrollTop = log.scrollHeight;
+    if (force || this.pinned) this.log.scrollTop = this.log.scrollHeight;
   }
 
   private setStatus(text: string): void {

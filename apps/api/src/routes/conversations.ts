@@ -140,7 +140,10 @@ export function conversationRoutes(deps: ApiDeps) {
       await deleteRun(deps.db, tenantId, run.id);
       throw error;
     }
-    if (wantsStream(c.req.header('accept'))) return streamRunEvents(c, deps.events, run);
+    if (wantsStream(c.req.header('accept'))) {
+      c.header('location', `/v1/runs/${run.id}`);
+      return streamRunEvents(c, deps.events, run);
+    }
     if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
       c.header('location', `/v1/runs/${run.id}`);
       c.header('preference-applied', 'respond-async');

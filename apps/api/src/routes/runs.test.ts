@@ -77,6 +77,7 @@ describe.each(modes)('run events over SSE (%s)', (mode) => {
     const head = await readSse(res, 4);
     expect(head).toHaveLength(4);
     const runId = (await call(h, 'GET', `/v1/conversations/${conversationId}`, { key })).json.messages.at(-1).run_id;
+    expect(res.headers.get('location')).toBe(`/v1/runs/${runId}`);
     const rest = await readSse(
       await fetch(`${h.platform.url}/v1/runs/${runId}/events`, {
         headers: { authorization: `Bearer ${key}`, 'last-event-id': head.at(-1)!.id! },
