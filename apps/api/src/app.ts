@@ -91,7 +91,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   v1.route('/tenants', tenantRoutes(deps));
   v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
-  tenantScoped.use('*', requireTenantKey(deps.db));
+  tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox));
   tenantScoped.use('*', rateLimit(deps.rateLimit));
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps));

@@ -1,7 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Db, findActiveApiKey, type Tenant, touchApiKey } from '@agentry/db';
 import { AppError, errors } from '@agentry/errors';
+import type { SecretBox } from '@agentry/secrets';
 import type { MiddlewareHandler } from 'hono';
+import { verifyEndUser } from './end-user.ts';
 import { hasScope, originAllowed, publishableMayCall, scopeFor } from './scopes.ts';
 
 /** Who is calling: the key's tenant, kind and grants. */
@@ -11,6 +13,8 @@ export interface Principal {
   scopes: string[];
   /** Publishable keys: the agents they may chat with. */
   allowedAgents?: string[];
+  /** The end user a verified `X-End-User-Token` vouches for. */
+  endUserId?: string;
 }
 
 export interface AuthVariables {
@@ -58,7 +62,7 @@ const TOUCH_INTERVAL_MS = 60_000;
  * scope; a publishable key may only chat, only from its allowed origins. Sets `tenant` and
  * `principal` on the context.
  */
-export function requireTenantKey(db: Db): MiddlewareHandler<{ Variables: AuthVariables }> {
+export function requireTenantKey(db: Db, secretBox?: SecretBox): MiddlewareHandler<{ Variables: AuthVariables }> {
   const lastTouched = new Map<string, number>();
   return async (c, next) => {
     const key = bearer(c.req.header('authorization'));
@@ -87,11 +91,14 @@ export function requireTenantKey(db: Db): MiddlewareHandler<{ Variables: AuthVar
     }
     c.set('tenant', found.tenant);
     c.set('apiKeyId', found.key.id);
+    const endUserToken = c.req.header('x-end-user-token');
+    const endUserId = endUserToken ? await verifyEndUser(db, secretBox, found.tenant.id, endUserToken) : undefined;
     c.set('principal', {
       keyId: found.key.id,
       kind: found.key.kind,
       scopes: found.key.scopes,
       ...(found.key.allowedAgents ? { allowedAgents: found.key.allowedAgents } : {}),
+      ...(endUserId ? { endUserId } : {}),
     });
     const now = Date.now();
     // Writing last-used on every request would add a write to every read; once a minute is enough.
@@ -116,4 +123,14 @@ export function requirePlatformAdmin(token: string | undefined): MiddlewareHandl
     if (!timingSafeEqual(actual, expected)) throw errors.unauthorized('The platform admin token is not valid');
     await next();
   };
+}
+
+/**
+ * Conversations of a verified end user are theirs alone: a visitor request must carry the same
+ * identity (secret keys, used by the tenant's own servers, see all).
+ */
+export function assertEndUserAllowed(principal: Principal, context: Record<string, unknown>, id: string): void {
+  if (principal.kind !== 'publishable') return;
+  const owner = context.userId;
+  if (owner !== undefined && owner !== principal.endUserId) throw errors.notFound('conversation', id);
 }

@@ -21,7 +21,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
-import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
+import { type AuthVariables, assertAgentAllowed, assertEndUserAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { assertDailyQuota } from '../http/limits.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
@@ -42,6 +42,7 @@ async function loadConversation(db: Db, principal: Principal, tenantId: string, 
   const conversation = isId(id) ? await getConversation(db, tenantId, id) : undefined;
   if (!conversation) throw errors.notFound('conversation', id);
   assertAgentAllowed(principal, conversation.agentId, 'conversation', id);
+  assertEndUserAllowed(principal, conversation.context, id);
   return conversation;
 }
 
@@ -71,7 +72,7 @@ export function conversationRoutes(deps: ApiDeps) {
       tenantId,
       agentId: agent.id,
       agentVersion: body.agent_version ?? null,
-      context: body.context ?? {},
+      context: trustedContext(c.var.principal, body.context ?? {}),
     });
     return c.json(conversationView(conversation), 201);
   });
@@ -165,4 +166,14 @@ export function conversationRoutes(deps: ApiDeps) {
 
 function wantsStream(accept: string | undefined): boolean {
   return /\btext\/event-stream\b/i.test(accept ?? '');
+}
+
+/**
+ * `userId` is trusted only from a verified end-user token (visitors) or a secret key (the
+ * tenant's servers); a visitor cannot claim to be someone by putting it in the context.
+ */
+function trustedContext(principal: Principal, context: Record<string, unknown>): Record<string, unknown> {
+  if (principal.kind !== 'publishable') return context;
+  const { userId: _claimed, ...rest } = context;
+  return principal.endUserId ? { ...rest, userId: principal.endUserId } : rest;
 }

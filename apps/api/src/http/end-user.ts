@@ -1,0 +1,41 @@
+import { type Db, getSealedSecrets } from '@agentry/db';
+import { AppError } from '@agentry/errors';
+import { secretContext } from '@agentry/runner';
+import type { SecretBox } from '@agentry/secrets';
+import { jwtVerify } from 'jose';
+
+/** The tenant secret that signs end-user tokens (HS256), set with `PUT /v1/secrets/END_USER_JWT_SECRET`. */
+export const END_USER_SECRET = 'END_USER_JWT_SECRET';
+
+/**
+ * Verifies a signed end-user identity (`X-End-User-Token`: a JWT the tenant's backend signed with
+ * its END_USER_JWT_SECRET, HS256, with `sub` and `exp`). Returns the user id it vouches for.
+ *
+ * @example
+ * const userId = await verifyEndUser(db, box, tenantId, token); // 'user-42'
+ */
+export async function verifyEndUser(
+  db: Db,
+  box: SecretBox | undefined,
+  tenantId: string,
+  token: string,
+): Promise<string> {
+  const [sealed] = box ? await getSealedSecrets(db, tenantId, [END_USER_SECRET]) : [];
+  if (!sealed || !box) throw invalid('the tenant has no END_USER_JWT_SECRET to verify it with');
+  const key = new TextEncoder().encode(box.open(sealed, secretContext(tenantId, END_USER_SECRET)));
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp'] });
+    return String(payload.sub);
+  } catch (error) {
+    throw invalid(error instanceof Error ? error.message : 'it does not verify');
+  }
+}
+
+function invalid(why: string): AppError {
+  return new AppError({
+    code: 'invalid_end_user_token',
+    message: `The end-user token is not valid: ${why}`,
+    category: 'user',
+    status: 401,
+  });
+}
