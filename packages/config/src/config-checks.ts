@@ -1,5 +1,6 @@
 import type { FieldIssue } from '@agentry/errors';
 import { systemContextVariables } from './context-variables.ts';
+import { headerNameProblem } from './header-rules.ts';
 import { pointer, readablePath } from './json-pointer.ts';
 import { linearPatternError } from './linear-regexp.ts';
 import { isDeclaredMcpToolName } from './mcp-servers.ts';
@@ -120,6 +121,18 @@ function toolIssues(tool: Json, i: number): FieldIssue[] {
       message: `tools[${i}] retries a ${method} request, which could repeat its effect (e.g. create two records)`,
       hint: 'retries are only allowed for GET, HEAD, PUT and DELETE, or a tool declared `"idempotent": true`',
     });
+  }
+  for (const name of isObject(endpoint?.headers) ? Object.keys(endpoint.headers) : []) {
+    const problem = headerNameProblem(name);
+    // Malformed names are the schema's to report; this adds the names that are well-formed but refused.
+    if (problem && problem !== 'invalid header name') {
+      issues.push({
+        path: pointer('tools', i, 'endpoint', 'headers', name),
+        code: 'header_not_allowed',
+        message: `tools[${i}] may not send the header \`${name}\` (${problem})`,
+        hint: 'the HTTP client sets Host, Content-Length and connection headers itself; remove it',
+      });
+    }
   }
   if (tool.type === 'client' && endpoint) {
     issues.push({

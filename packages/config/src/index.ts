@@ -34,6 +34,7 @@ export { agentConfigSchema } from './config-schema.ts';
 export { contextIssues, modelVisibleContext } from './context-values.ts';
 export { systemContextVariables, withContextAliases } from './context-variables.ts';
 export { defaults } from './defaults.ts';
+export { headerNameProblem } from './header-rules.ts';
 export { readablePath } from './json-pointer.ts';
 export { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
 export { maskSecrets } from './mask-secrets.ts';

@@ -123,6 +123,18 @@ const cases: Case[] = [
     'invalid_header_value',
   ],
   [
+    'Host override',
+    endpoint((e) => (e.headers.Host = 'metadata.internal')),
+    '/tools/0/endpoint/headers/Host',
+    'header_not_allowed',
+  ],
+  [
+    'hop-by-hop header',
+    endpoint((e) => (e.headers['Transfer-Encoding'] = 'chunked')),
+    '/tools/0/endpoint/headers/Transfer-Encoding',
+    'header_not_allowed',
+  ],
+  [
     'invalid header name',
     endpoint((e) => (e.headers['Bad Header'] = 'x')),
     '/tools/0/endpoint/headers/Bad Header',

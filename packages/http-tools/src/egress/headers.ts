@@ -1,13 +1,7 @@
+import { headerNameProblem } from '@agentry/config';
 import { EgressError } from './egress-error.ts';
 
-/** RFC 9110 `token`: the only characters a header name may have. */
-const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const forbiddenValue = /[\r\n\0]/;
-
-/** Connection-level headers a tool may not set: they would let a config smuggle or re-frame requests. */
-const hopByHop = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-/** Headers the HTTP client computes itself; a tool setting them could re-target or re-frame the request. */
-const clientOwned = new Set(['host', 'content-length', 'expect']);
 
 /**
  * Headers kept on a cross-origin redirect (the CORS-safelisted ones plus `User-Agent`). Every other
@@ -42,10 +36,8 @@ function refuse(name: string, why: string): never {
  */
 export function checkRequestHeaders(headers: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(headers)) {
-    if (forbiddenValue.test(name) || !token.test(name)) refuse(name, 'invalid header name');
-    const lower = name.toLowerCase();
-    if (hopByHop.has(lower) || lower.startsWith('proxy-')) refuse(name, 'hop-by-hop header');
-    if (clientOwned.has(lower)) refuse(name, 'set by the HTTP client');
+    const problem = forbiddenValue.test(name) ? 'invalid header name' : headerNameProblem(name);
+    if (problem) refuse(name, problem);
     if (typeof value !== 'string' || forbiddenValue.test(value)) refuse(name, 'CR, LF or NUL in the value');
   }
 }
