@@ -3,6 +3,7 @@ export { isId, newId } from './ids.ts';
 export * from './repositories/agents.ts';
 export * from './repositories/audit.ts';
 export * from './repositories/conversations.ts';
+export * from './repositories/idempotency.ts';
 export * from './repositories/run-attempts.ts';
 export * from './repositories/secrets.ts';
 export * from './repositories/seeded-conversations.ts';

@@ -265,7 +265,26 @@ export const auditEvents = pgTable(
   (t) => [index('audit_events_tenant_idx').on(t.tenantId, t.id)],
 );
 
+/** Responses to creating POSTs sent with an `Idempotency-Key`, replayed for 24 hours. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** Method, path and body hash: the same key may not be reused for another request. */
+    requestHash: text('request_hash').notNull(),
+    /** Null while the first request is still being handled. */
+    statusCode: integer('status_code'),
+    responseBody: jsonb('response_body'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] })],
+);
+
 export const schema = {
+  idempotencyKeys,
   tenants,
   apiKeys,
   agents,

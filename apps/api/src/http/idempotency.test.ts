@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant, type Harness, rowCounts, seedConfig, startHarness } from '../test-support/harness.ts';
+
+describe('Idempotency-Key on creating POSTs', () => {
+  let h: Harness;
+  let key: string;
+  beforeAll(async () => {
+    h = await startHarness('embedded', 'openai');
+    key = await createTenant(h);
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  const post = async (path: string, body: unknown, idempotencyKey: string) => {
+    const res = await fetch(`${h.platform.url}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'idempotency-key': idempotencyKey,
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, replayed: res.headers.get('idempotent-replayed'), json: await res.json() };
+  };
+
+  it('replays the first answer instead of creating twice, and refuses the key for another request', async () => {
+    const first = await post('/v1/agents', { config: seedConfig() }, 'create-agent-1');
+    const again = await post('/v1/agents', { config: seedConfig() }, 'create-agent-1');
+    expect(first.status).toBe(201);
+    expect([again.status, again.replayed, again.json.id]).toEqual([201, 'true', first.json.id]);
+    expect((await call(h, 'GET', '/v1/agents', { key })).json.data).toHaveLength(1);
+
+    const other = seedConfig();
+    other.basic_settings.name = 'Another';
+    const reused = await post('/v1/agents', { config: other }, 'create-agent-1');
+    expect([reused.status, reused.json.code]).toEqual([422, 'idempotency_key_reused']);
+  });
+
+  it('sends one message once even when the client retries it', async () => {
+    const agent = await post('/v1/agents', { config: seedConfig() }, 'agent-for-chat');
+    const conv = await post('/v1/conversations', { agent_id: agent.json.id }, 'conv-1');
+    h.llm.enqueue({ type: 'reply', text: 'Hello once' });
+    const first = await post(`/v1/conversations/${conv.json.id}/messages`, { content: 'hi' }, 'msg-1');
+    const before = await rowCounts(h);
+    const retry = await post(`/v1/conversations/${conv.json.id}/messages`, { content: 'hi' }, 'msg-1');
+    expect([retry.replayed, retry.json.id, retry.json.reply]).toEqual(['true', first.json.id, 'Hello once']);
+    expect(await rowCounts(h)).toEqual(before);
+    expect(h.llm.pending()).toBe(0);
+  });
+
+  it('does not keep refusals: a failed request can be retried with its key', async () => {
+    const bad = await post('/v1/agents', { config: { tools: 'x' } }, 'fix-and-retry');
+    expect(bad.status).toBe(422);
+    const fixed = await post('/v1/agents', { config: seedConfig() }, 'fix-and-retry');
+    expect([fixed.status, fixed.replayed]).toEqual([201, null]);
+    const tooLong = await post('/v1/agents', { config: seedConfig() }, 'x'.repeat(256));
+    expect([tooLong.status, tooLong.json.code]).toEqual([400, 'invalid_idempotency_key']);
+  });
+});
