@@ -9,23 +9,20 @@
  * test-artifacts/dashboard/ and their paths are printed.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoResponder, startFakeLlm, startRecordingServer } from '@agentry/testkit';
+import { demoResponder } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
-import { readApiConfig } from '../../api/src/config.ts';
-import { startPlatform } from '../../api/src/platform.ts';
+import { createTenant, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
 import { startStaticServer } from './static-server.ts';
 
 const appDir = fileURLToPath(new URL('../', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard');
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOOL = 'save_customer_information';
 const byPointer = (pointer: string) => `#${fieldId(pointer)}`;
@@ -58,34 +55,12 @@ async function main(): Promise<void> {
   console.log('building the dashboard…');
   await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
 
-  const llm = await startFakeLlm({ responder: demoResponder });
-  cleanup.push(() => llm.close());
-  const endpoint = await startRecordingServer();
-  cleanup.push(() => endpoint.close());
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentry-dashboard-e2e-'));
-  cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const platform = await startPlatform(
-    readApiConfig(
-      {
-        PORT: '0',
-        DATA_DIR: dataDir,
-        PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
-        LOG_LEVEL: 'silent',
-        RUN_WAIT_MS: '20000',
-        OPENAI_BASE_URL: llm.openaiBaseUrl,
-        OPENAI_API_KEY: 'test-key',
-        EGRESS_ALLOWLIST: '127.0.0.1',
-      },
-      true,
-    ),
-  );
-  cleanup.push(() => platform.close());
-  const tenant = await fetch(`${platform.url}/v1/tenants`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Dashboard e2e' }),
-  }).then((r) => r.json());
-  const key: string = tenant.api_key.key;
+  // The same platform the API tests use: embedded mode, fake model, recording tool endpoint.
+  const h = await startHarness('embedded', 'openai');
+  cleanup.push(() => h.close());
+  h.llm.setResponder(demoResponder);
+  const { platform, endpoint } = h;
+  const key = await createTenant(h, 'Dashboard e2e');
 
   // Once the API serves the dashboard itself, test that; until then a static server stands in.
   const served = await fetch(`${platform.url}/dashboard/`).then(

@@ -10,24 +10,21 @@
  * Screenshots go to test-artifacts/widget/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FakeRequest, type FakeTurn, startFakeLlm, startRecordingServer } from '@agentry/testkit';
+import type { FakeRequest, FakeTurn } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
-import { readApiConfig } from '../../api/src/config.ts';
-import { startPlatform } from '../../api/src/platform.ts';
+import { ADMIN_TOKEN, startHarness } from '../../api/src/test-support/harness.ts';
 
 const appDir = fileURLToPath(new URL('../', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/widget');
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const PRIMES_CODE =
@@ -208,29 +205,12 @@ async function main(): Promise<void> {
   console.log('building the widget…');
   await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
 
-  const endpoint = await startRecordingServer();
-  cleanup.push(() => endpoint.close());
+  // The same platform the API tests use: embedded mode, fake model, recording tool endpoint.
+  const h = await startHarness('embedded', 'openai');
+  cleanup.push(() => h.close());
+  const { platform, endpoint, llm } = h;
   const leakUrl = `${endpoint.url}/leak?q=secret`;
-  const llm = await startFakeLlm({ responder: responder(leakUrl) });
-  cleanup.push(() => llm.close());
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentry-widget-e2e-'));
-  cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const platform = await startPlatform(
-    readApiConfig(
-      {
-        PORT: '0',
-        DATA_DIR: dataDir,
-        PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
-        LOG_LEVEL: 'silent',
-        RUN_WAIT_MS: '20000',
-        OPENAI_BASE_URL: llm.openaiBaseUrl,
-        OPENAI_API_KEY: 'test-key',
-        EGRESS_ALLOWLIST: '127.0.0.1',
-      },
-      true,
-    ),
-  );
-  cleanup.push(() => platform.close());
+  llm.setResponder(responder(leakUrl));
   const relay = await startRelay(new URL(platform.url));
   cleanup.push(() => relay.close());
 

@@ -1,39 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { availableServices, deleteRedisKeys, testServices } from '@agentry/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBullQueue, startBullWorker } from './bullmq-queue.ts';
-import { createInProcessQueue } from './in-process-queue.ts';
 import { Requeue } from './requeue.ts';
-import type { JobCounts, JobHandler, JobQueue, JobWorker } from './types.ts';
+import { queueImplementations } from './testing/queue-implementations.ts';
+import type { JobCounts, JobQueue } from './types.ts';
 
-interface Harness {
-  queue: JobQueue;
-  start(handler: JobHandler): JobWorker;
-  cleanup?: () => Promise<void>;
-}
-
-const implementations: Array<[string, () => Harness]> = [
-  [
-    'in-process',
-    () => {
-      const queue = createInProcessQueue();
-      return { queue, start: (h) => queue.startWorker(h, { concurrency: 1 }) };
-    },
-  ],
-];
-if (availableServices().redis) {
-  implementations.push([
-    'bullmq',
-    () => {
-      const options = { redisUrl: testServices.redisUrl, prefix: `test-${randomBytes(6).toString('hex')}` };
-      return {
-        queue: createBullQueue(options),
-        start: (h) => startBullWorker(options, h, { concurrency: 1 }),
-        cleanup: () => deleteRedisKeys(options.prefix),
-      };
-    },
-  ]);
-}
+const implementations = queueImplementations(1);
 
 async function eventually(queue: JobQueue, expected: JobCounts): Promise<void> {
   const until = Date.now() + 10_000;

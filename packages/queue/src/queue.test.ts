@@ -2,42 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '@agentry/errors';
 import { availableServices, deleteRedisKeys, testServices } from '@agentry/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createBullQueue, startBullWorker } from './bullmq-queue.ts';
-import { createInProcessQueue } from './in-process-queue.ts';
 import { Requeue } from './requeue.ts';
 import { createMemoryTenantSlots, createRedisTenantSlots, type TenantSlots } from './tenant-slots.ts';
-import type { JobHandler, JobQueue, JobWorker } from './types.ts';
+import { queueImplementations } from './testing/queue-implementations.ts';
+import type { JobHandler } from './types.ts';
 
-interface Harness {
-  queue: JobQueue;
-  start(handler: JobHandler): JobWorker;
-  cleanup?: () => Promise<void>;
-}
-
-const implementations: Array<[string, () => Harness]> = [
-  [
-    'in-process',
-    () => {
-      const queue = createInProcessQueue();
-      return { queue, start: (h) => queue.startWorker(h, { concurrency: 2 }) };
-    },
-  ],
-];
-if (availableServices().redis) {
-  implementations.push([
-    'bullmq',
-    () => {
-      const options = { redisUrl: testServices.redisUrl, prefix: `test-${randomBytes(6).toString('hex')}` };
-      return {
-        queue: createBullQueue(options),
-        start: (h) => startBullWorker(options, h, { concurrency: 2 }),
-        cleanup: () => deleteRedisKeys(options.prefix),
-      };
-    },
-  ]);
-} else {
-  console.warn('[queue.test] NOTICE: Redis unavailable, the BullMQ queue suite is skipped.');
-}
+const implementations = queueImplementations(2);
 
 describe.each(implementations)('job queue: %s', (_name, make) => {
   const cleanups: Array<() => Promise<void>> = [];
