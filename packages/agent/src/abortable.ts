@@ -32,7 +32,9 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 
 /**
  * Iterates `source`, stopping with the signal's reason the moment it aborts; the source iterator is
- * then closed in the background. One abort listener serves the whole iteration (cheap per item).
+ * then closed in the background. One abort listener serves the whole iteration, and each item costs
+ * one promise: no `Promise.race` against a never-settling promise, whose reactions would pile up
+ * for every chunk of a long stream.
  *
  * @example
  * for await (const event of iterateAbortable(model.stream(request, { signal }), signal)) handle(event);
@@ -40,17 +42,16 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 export async function* iterateAbortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   signal.throwIfAborted();
   const iterator = source[Symbol.asyncIterator]();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-  });
-  aborted.catch(() => {});
+  let rejectPending: ((reason: unknown) => void) | undefined;
+  const onAbort = () => rejectPending?.(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   let finished = false;
   try {
     while (true) {
-      const pending = iterator.next();
-      const next = await Promise.race([pending, aborted]);
+      const next = await new Promise<IteratorResult<T>>((resolve, reject) => {
+        rejectPending = reject;
+        iterator.next().then(resolve, reject);
+      });
       if (next.done) {
         finished = true;
         return;
@@ -58,6 +59,7 @@ export async function* iterateAbortable<T>(source: AsyncIterable<T>, signal: Abo
       yield next.value;
     }
   } finally {
+    rejectPending = undefined;
     signal.removeEventListener('abort', onAbort);
     // Not awaited: a stuck source must not delay the caller.
     if (!finished) iterator.return?.()?.catch(() => {});

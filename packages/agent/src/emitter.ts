@@ -1,7 +1,10 @@
 import type { AgentEventBody, EventSink } from './events.ts';
 
-/** Sends one event body; adds sequence number, time and trace id. */
-export type Emit = (body: AgentEventBody) => Promise<void>;
+/**
+ * Sends one event body; adds sequence number, time and trace id. Returns a promise only when the
+ * sink is asynchronous, so a hot path (one call per text delta) can skip the await otherwise.
+ */
+export type Emit = (body: AgentEventBody) => void | Promise<void>;
 
 /**
  * Wraps the caller's sink so every event carries `seq`, `at` and `traceId`.
@@ -12,8 +15,8 @@ export type Emit = (body: AgentEventBody) => Promise<void>;
  */
 export function createEmitter(sink: EventSink | undefined, traceId: string | undefined): Emit {
   let seq = 0;
-  return async (body) => {
+  return (body) => {
     const meta = { seq: seq++, at: Date.now(), ...(traceId === undefined ? {} : { traceId }) };
-    if (sink) await sink({ ...body, ...meta });
+    return sink?.({ ...body, ...meta });
   };
 }

@@ -29,9 +29,15 @@ export async function streamModelStep(
   let response: ModelResponse | undefined;
   for await (const event of iterateAbortable(model.stream(request, { signal }), signal)) {
     firstEventAt ??= performance.now();
-    if (event.type === 'text-delta') await emit({ type: 'text-delta', step, delta: event.delta });
-    else if (event.type === 'reasoning-delta') await emit({ type: 'reasoning-delta', step, delta: event.delta });
-    else if (event.type === 'finish') response = event.response;
+    if (event.type === 'finish') response = event.response;
+    const sent =
+      event.type === 'text-delta'
+        ? emit({ type: 'text-delta', step, delta: event.delta })
+        : event.type === 'reasoning-delta'
+          ? emit({ type: 'reasoning-delta', step, delta: event.delta })
+          : undefined;
+    // One event per chunk: awaiting a sink that returned nothing would cost a tick each time.
+    if (sent) await sent;
   }
   signal.throwIfAborted();
   if (!response) {

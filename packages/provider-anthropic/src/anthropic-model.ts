@@ -61,7 +61,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): LanguageMo
     try {
       const body = { ...toMessageParams(request, target), stream: true as const };
       const events = await client.messages.create(body, { signal });
-      for await (const event of events) yield* assembler.accept(event);
+      // A plain loop, not `yield*`: delegating to a sync generator from an async one wraps every item.
+      for await (const event of events) for (const out of assembler.accept(event)) yield out;
     } catch (error) {
       throw toModelError(error, context(signal));
     }
@@ -72,7 +73,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): LanguageMo
         retryable: true,
       });
     }
-    yield* assembler.end();
+    for (const event of assembler.end()) yield event;
   }
 
   return { provider: 'anthropic', modelId: options.model, generate, stream };

@@ -65,14 +65,15 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
         stream_options: { include_usage: true },
       };
       const chunks = await client.chat.completions.create(body, { signal });
-      for await (const chunk of chunks) yield* assembler.accept(chunk);
+      // A plain loop, not `yield*`: delegating to a sync generator from an async one wraps every item.
+      for await (const chunk of chunks) for (const event of assembler.accept(chunk)) yield event;
     } catch (error) {
       throw toModelError(error, context(signal));
     }
     // The SDK ends the iteration quietly on abort, so the signal is checked here.
     if (signal?.aborted) throw abortedError(signal.reason);
     if (!assembler.finished) throw streamCutOff(provider);
-    yield* assembler.end();
+    for (const event of assembler.end()) yield event;
   }
 
   return { provider, modelId: options.model, generate, stream };
