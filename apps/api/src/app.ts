@@ -15,15 +15,20 @@ import { requestLogger } from './http/request-logger.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { authRoutes } from './routes/auth.ts';
 import { chatCompletionRoutes } from './routes/chat-completions.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
+import { invitationRoutes } from './routes/invitations.ts';
+import { memberRoutes } from './routes/members.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { runRoutes } from './routes/runs.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { webhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { widgetRoutes } from './routes/widget.ts';
 import { widgetScriptRoutes } from './routes/widget-script.ts';
 
@@ -68,6 +73,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   );
   app.route('/dashboard', dashboardRoutes());
   app.route('/', widgetScriptRoutes());
+  app.route('/', docsRoutes(app)); // /openapi.json and /docs: read the routes lazily, so all of them are in
 
   const v1 = new Hono<{ Variables: AuthVariables }>();
   // Browsers may call the API from any page; publishable keys are then held to their allowed origins.
@@ -90,6 +96,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
     }),
   );
   v1.route('/tenants', tenantRoutes(deps));
+  v1.route('/auth', authRoutes(deps)); // before tenantScoped: signing in needs no tenant
   v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
   tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox));
@@ -102,7 +109,10 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/usage', usageRoutes(deps));
   tenantScoped.route('/audit-events', auditRoutes(deps));
   tenantScoped.route('/api-keys', apiKeyRoutes(deps));
+  tenantScoped.route('/members', memberRoutes(deps));
+  tenantScoped.route('/invitations', invitationRoutes(deps));
   tenantScoped.route('/widget', widgetRoutes(deps));
+  tenantScoped.route('/webhook-deliveries', webhookDeliveryRoutes(deps));
   v1.route('/', tenantScoped);
   app.route('/v1', v1);
   return app;

@@ -9,8 +9,12 @@ import {
   envUrl,
   LOG_LEVELS,
   type ModelProviderSettings,
+  mcpStdioServersFromEnv,
   modelSettingsFromEnv,
+  type StdioServerDefinitions,
   secretKeysFromEnv,
+  type WebhookSettings,
+  webhookSettingsFromEnv,
 } from '@agentry/runner';
 
 /** Everything the API process needs, read once from the environment. */
@@ -34,12 +38,20 @@ export interface ApiConfig {
   workerConcurrency: number;
   /** API requests per minute per tenant (default for tenants without their own) and per key. */
   rateLimitPerMinute: number;
+  /** API requests per minute per end user (verified end-user token, or publishable key + client IP). */
+  rateLimitPerEndUserPerMinute: number;
+  /** Proxies in front of the API whose `X-Forwarded-For` entries are trusted for the client IP. */
+  trustedProxies: number;
   /** Runs of one tenant executing at once (embedded worker). */
   tenantConcurrency: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. */
   metricsToken?: string;
   /** OTLP/HTTP endpoint for traces; unset = no OpenTelemetry SDK. */
   otlpEndpoint?: string;
+  /** MCP_STDIO_SERVERS: the operator's stdio MCP servers tenant configs may name; unset = stdio refused. */
+  mcpStdioServers?: StdioServerDefinitions;
+  /** WEBHOOK_*: the embedded webhook dispatcher's sending and retries. */
+  webhooks: WebhookSettings;
 }
 
 /**
@@ -65,6 +77,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
   if (metricsToken !== undefined && metricsToken.length < 16)
     throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
   const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const mcpStdioServers = mcpStdioServersFromEnv(env);
   return {
     mode: embedded ? 'embedded' : 'api',
     port: envInt(env, 'PORT', 3000, [0, 65535]),
@@ -82,7 +95,11 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
     tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
     rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 1200, [1, 10_000_000]),
+    rateLimitPerEndUserPerMinute: envInt(env, 'RATE_LIMIT_PER_END_USER_PER_MINUTE', 120, [1, 10_000_000]),
+    trustedProxies: envInt(env, 'TRUSTED_PROXIES', 0, [0, 10]),
     ...(metricsToken ? { metricsToken } : {}),
     ...(otlpEndpoint ? { otlpEndpoint } : {}),
+    ...(mcpStdioServers ? { mcpStdioServers } : {}),
+    webhooks: webhookSettingsFromEnv(env),
   };
 }

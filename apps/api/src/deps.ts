@@ -2,7 +2,7 @@ import type { Db } from '@agentry/db';
 import type { EgressPolicy } from '@agentry/http-tools';
 import type { JobQueue } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
-import type { ModelProviderSettings } from '@agentry/runner';
+import type { ModelProviderSettings, StdioServerDefinitions } from '@agentry/runner';
 import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -16,11 +16,19 @@ export interface ApiDeps {
   control: RunControl;
   models: ModelProviderSettings;
   /** Requests per minute per tenant (unless set on the tenant) and per key; Redis shares the counters. */
-  rateLimit: { perMinute: number; redis?: Redis; prefix?: string };
+  rateLimit: {
+    perMinute: number;
+    perEndUserPerMinute?: number;
+    trustedProxies?: number;
+    redis?: Redis;
+    prefix?: string;
+  };
   /** Where tenant tools may send requests (the tool tester uses it too). */
   egress: EgressPolicy;
   /** Seals and opens tenant secrets; undefined when no SECRETS_KEY is configured. */
   secretBox?: SecretBox;
+  /** The operator's stdio MCP servers (`MCP_STDIO_SERVERS`): discovery at upload starts them. */
+  mcpStdioServers?: StdioServerDefinitions;
   platformAdminToken?: string;
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;

@@ -1,4 +1,4 @@
-import { startTestMcpServer, type TestMcpServer } from '@agentry/testkit';
+import { startTestMcpServer, type TestMcpServer, testMcpHandbookText, testMcpStdioCommand } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, type Harness, type Provider, startHarness } from './test-support/harness.ts';
 
@@ -108,6 +108,61 @@ describe.each(['openai', 'anthropic'] as Provider[])('MCP tools next to HTTP too
       await expect.poll(() => mcp.openSessions()).toBe(0);
     },
   );
+
+  it('lists and reads resources and fills prompts as tools, when the config opts in', async () => {
+    const config = agentConfig(h.endpoint.url, {
+      url: mcp.url,
+      tools: ['echo'],
+      expose_resources: true,
+      expose_prompts: true,
+      headers: { Authorization: 'Bearer {{secrets.DESK_TOKEN}}' },
+    });
+    config.action_books[0]!.tools = ['desk__read_resource'];
+    const created = await call(h, 'POST', '/v1/agents', { key, body: { config } });
+    expect(created.status).toBe(201);
+    const modelCalls = h.llm.requests.length;
+    h.llm.enqueue(
+      {
+        type: 'reply',
+        toolCalls: [
+          { id: 'r1', name: 'desk__list_resources', arguments: {} },
+          { id: 'r2', name: 'desk__read_resource', arguments: { uri: 'test://handbook' } },
+          { id: 'r3', name: 'desk__list_prompts', arguments: {} },
+          { id: 'r4', name: 'desk__get_prompt', arguments: { name: 'summarise', arguments: { ticket: '7' } } },
+        ],
+      },
+      { type: 'reply', text: 'Refunds are accepted within 30 days.' },
+    );
+    const run = await chat(h, key, created.json.id, 'What is the refund rule?');
+    expect(offeredTools(h.llm.requests[modelCalls]!)).toEqual([
+      'desk__echo',
+      'desk__get_prompt',
+      'desk__list_prompts',
+      'desk__list_resources',
+      'desk__read_resource',
+      'save_note',
+    ]);
+    expect(run).toMatchObject({
+      status: 'completed',
+      tool_calls: [
+        {
+          name: 'desk__list_resources',
+          is_error: false,
+          output: { resources: [{ uri: 'test://handbook', name: 'Handbook' }] },
+        },
+        { name: 'desk__read_resource', is_error: false, output: testMcpHandbookText },
+        { name: 'desk__list_prompts', is_error: false, output: { prompts: [{ name: 'summarise' }] } },
+        {
+          name: 'desk__get_prompt',
+          is_error: false,
+          output: { messages: [{ role: 'user', content: 'Summarise ticket 7 in one sentence.' }] },
+        },
+      ],
+    });
+    // The model read the resource on its next call.
+    expect(JSON.stringify(h.llm.requests.at(-1)!.body)).toContain('Refunds within 30 days');
+    await expect.poll(() => mcp.openSessions()).toBe(0);
+  });
 });
 
 describe('MCP servers that misbehave', () => {
@@ -191,6 +246,16 @@ describe('MCP servers that misbehave', () => {
       expect(check.json.warnings).toMatchObject([{ code: 'mcp_tools_added', server: 'desk', tools: ['export_all'] }]);
       expect(check.json.current_tools.map((t: { name: string }) => t.name)).toContain('desk__export_all');
       expect(check.json.discovered_tools.tools.map((t: { name: string }) => t.name)).not.toContain('desk__export_all');
+      // Stored with the version: the dashboard shows the change until the next re-check.
+      const version = await call(h, 'GET', path, { key });
+      expect(version.json.warnings).toMatchObject([{ code: 'mcp_tools_added', tools: ['export_all'] }]);
+      expect(version.json.last_check).toMatchObject({
+        checked_at: expect.any(String),
+        warnings: [{ code: 'mcp_tools_added', server: 'desk' }],
+      });
+      expect(version.json.discovered_tools.tools.map((t: { name: string }) => t.name)).not.toContain(
+        'desk__export_all',
+      );
 
       const modelCalls = h.llm.requests.length;
       h.llm.enqueue(
@@ -204,6 +269,108 @@ describe('MCP servers that misbehave', () => {
     } finally {
       mcp.removeTool('export_all');
     }
+    // Once the server is back to its published list, a re-check clears the stored warning.
+    expect((await call(h, 'POST', `${path}/mcp-check`, { key })).json.warnings).toEqual([]);
+    const version = await call(h, 'GET', path, { key });
+    expect(version.json).toMatchObject({ warnings: [], last_check: { warnings: [] } });
+  });
+
+  it('refuses a stdio server when the operator has not enabled stdio, and never takes a command', async () => {
+    const agentsBefore = (await call(h, 'GET', '/v1/agents', { key })).json.data.length;
+    const stdio = {
+      ...agentConfig(h.endpoint.url, {}),
+      mcp_servers: [{ name: 'desk', transport: 'stdio', server: 'x' }],
+    };
+    const refused = await call(h, 'POST', '/v1/agents', { key, body: { config: stdio } });
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual([
+      expect.objectContaining({
+        path: '/mcp_servers/0/transport',
+        code: 'stdio_not_enabled',
+        hint: expect.any(String),
+      }),
+    ]);
+    // The validate endpoint gives the same answer the upload gives.
+    const validated = await call(h, 'POST', '/v1/agents/validate', { key, body: { config: stdio } });
+    expect(validated.status).toBe(422);
+    expect(validated.json.errors).toEqual(refused.json.errors);
+    const command = {
+      ...stdio,
+      mcp_servers: [{ name: 'desk', transport: 'stdio', server: 'x', command: 'sh', args: ['-c', 'id'] }],
+    };
+    const withCommand = await call(h, 'POST', '/v1/agents', { key, body: { config: command } });
+    expect(withCommand.status).toBe(422);
+    expect(withCommand.json.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: '/mcp_servers/0/command', code: 'unknown_key' }),
+        expect.objectContaining({ path: '/mcp_servers/0/args', code: 'unknown_key' }),
+      ]),
+    );
+    // Nothing was stored.
+    expect((await call(h, 'GET', '/v1/agents', { key })).json.data).toHaveLength(agentsBefore);
+  });
+});
+
+describe('stdio MCP servers the operator defined', () => {
+  let h: Harness;
+  let key: string;
+  beforeAll(async () => {
+    const servers = { 'test-desk': testMcpStdioCommand({ TEST_MCP_GREETING: 'from the operator' }) };
+    h = await startHarness('embedded', 'anthropic', { env: { MCP_STDIO_SERVERS: JSON.stringify(servers) } });
+    key = await createTenant(h);
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  const stdioConfig = (server: string) => ({
+    ...agentConfig('https://notes.example.com', {}),
+    mcp_servers: [{ name: 'desk', transport: 'stdio', server, tools: ['echo', 'environment'] }],
+  });
+
+  it('discovers at publish and calls the tools of a child process started for the run', async () => {
+    const created = await call(h, 'POST', '/v1/agents', { key, body: { config: stdioConfig('test-desk') } });
+    expect(created.status).toBe(201);
+    const version = await call(h, 'GET', `/v1/agents/${created.json.id}/versions/1`, { key });
+    expect(version.json.discovered_tools.tools.map((t: { name: string }) => t.name)).toEqual([
+      'desk__echo',
+      'desk__environment',
+    ]);
+    h.llm.enqueue(
+      {
+        type: 'reply',
+        toolCalls: [
+          { id: 'e1', name: 'desk__echo', arguments: { text: 'over stdio' } },
+          { id: 'e2', name: 'desk__environment', arguments: {} },
+        ],
+      },
+      { type: 'reply', text: 'Done.' },
+    );
+    const run = await chat(h, key, created.json.id, 'Check the desk');
+    expect(run.tool_calls[0]).toMatchObject({ name: 'desk__echo', output: 'echo: over stdio', is_error: false });
+    const facts = JSON.parse(run.tool_calls[1].output);
+    expect(facts).toMatchObject({ greeting: 'from the operator', leaked: [] });
+    // The run's process ended with the run.
+    await expect
+      .poll(() => {
+        try {
+          process.kill(facts.pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      })
+      .toBe(false);
+  });
+
+  it('refuses at upload a stdio server the operator has not defined, naming the ones it has', async () => {
+    const created = await call(h, 'POST', '/v1/agents', { key, body: { config: stdioConfig('test-dsk') } });
+    expect(created.status).toBe(422);
+    expect(created.json.errors).toEqual([
+      expect.objectContaining({
+        path: '/mcp_servers/0/server',
+        code: 'unknown_stdio_server',
+        hint: expect.stringContaining('test-desk'),
+      }),
+    ]);
   });
 });
 

@@ -22,10 +22,17 @@ import {
   type RunControl,
   type RunEventBus,
 } from '@agentry/run-events';
-import { createRunProcessor, type RunProcessor, startSweeper } from '@agentry/runner';
+import {
+  createRunProcessor,
+  createWebhookDispatcher,
+  type RunProcessor,
+  startSweeper,
+  type WebhookDispatcher,
+} from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
 import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -38,6 +45,8 @@ export interface RunningPlatform {
   queue: JobQueue;
   events: RunEventBus;
   logger: Logger;
+  /** The HTTP app (its `routes` are what `/openapi.json` must cover). */
+  app: Hono;
   close(): Promise<void>;
 }
 
@@ -76,6 +85,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   let processor: RunProcessor | undefined;
   let slots: TenantSlots | undefined;
   let stopSweeper: (() => void) | undefined;
+  let webhooks: WebhookDispatcher | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
     slots = bullOptions
@@ -89,6 +99,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       control,
       slots,
       ...(secretBox ? { secretBox } : {}),
+      ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
       egress,
       enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
       log: (level, message, fields) => runLogger[level](fields, message),
@@ -104,6 +115,15 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       giveUpAfterMs: 30 * 60_000,
       log: (level, message, fields) => runLogger[level](fields, message),
     });
+    webhooks = createWebhookDispatcher({
+      db: database.db,
+      ...(secretBox ? { secretBox } : {}),
+      egress,
+      settings: config.webhooks,
+      metrics,
+      log: (level, message, fields) => runLogger[level](fields, message),
+    });
+    webhooks.start();
     worker = inProcess
       ? inProcess.startWorker(handler, { concurrency: config.workerConcurrency })
       : startBullWorker(bullOptions!, handler, { concurrency: config.workerConcurrency });
@@ -118,9 +138,12 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       control,
       models: config.models,
       ...(secretBox ? { secretBox } : {}),
+      ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
       egress,
       rateLimit: {
         perMinute: config.rateLimitPerMinute,
+        perEndUserPerMinute: config.rateLimitPerEndUserPerMinute,
+        trustedProxies: config.trustedProxies,
         prefix: config.queuePrefix,
         ...(limiterRedis ? { redis: limiterRedis } : {}),
       },
@@ -144,10 +167,11 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     queue,
     events,
     logger,
+    app,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       stopSweeper?.();
-      await Promise.all([processor?.shutdown(5000), worker?.close()]);
+      await Promise.all([processor?.shutdown(5000), worker?.close(), webhooks?.stop(5000)]);
       processor?.close();
       await slots?.close();
       await control.close();

@@ -1,6 +1,8 @@
 /**
  * Browser test of the dashboard against the real API (embedded mode, fake model server, recording
- * tool endpoint), driving Debian's Chromium with playwright-core.
+ * tool endpoint), driving Debian's Chromium with playwright-core. The owner is created the way a
+ * real one is (operator creates the tenant with `owner_email`, the invitation is accepted on the
+ * dashboard's accept page) and then signs in with email + password; every screen is visited.
  *
  *   pnpm vitest run apps/dashboard/e2e      (part of `pnpm test`; builds the dashboard first)
  *
@@ -9,22 +11,31 @@
  * test-artifacts/dashboard/ and their paths are printed.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoResponder } from '@agentry/testkit';
+import { demoResponder, type FakeRequest, type FakeTurn } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
-import { createTenant, startHarness } from '../../api/src/test-support/harness.ts';
+import { ADMIN_TOKEN, call, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
 import { startStaticServer } from './static-server.ts';
 
 const appDir = fileURLToPath(new URL('../', import.meta.url));
+const widgetDir = fileURLToPath(new URL('../../widget/', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOOL = 'save_customer_information';
+const EMAIL = 'owner@acme.example';
+const PASSWORD = 'correct horse battery';
+
+/** The demo model, with its text streamed slowly enough to watch it arrive. */
+function streamingResponder(req: FakeRequest): FakeTurn {
+  const turn = demoResponder(req);
+  return turn.type === 'reply' && turn.text ? { ...turn, chunkSize: 4, chunkDelayMs: 60 } : turn;
+}
 const byPointer = (pointer: string) => `#${fieldId(pointer)}`;
 
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
@@ -51,16 +62,25 @@ async function step(name: string, fn: () => Promise<void>): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  rmSync(shotsDir, { recursive: true, force: true });
   mkdirSync(shotsDir, { recursive: true });
-  console.log('building the dashboard…');
+  console.log('building the dashboard and the widget…');
   await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
+  await build({ root: widgetDir, configFile: join(widgetDir, 'vite.config.ts'), logLevel: 'warn' });
 
   // The same platform the API tests use: embedded mode, fake model, recording tool endpoint.
   const h = await startHarness('embedded', 'openai');
   cleanup.push(() => h.close());
-  h.llm.setResponder(demoResponder);
+  h.llm.setResponder(streamingResponder);
   const { platform, endpoint } = h;
-  const key = await createTenant(h, 'Dashboard e2e');
+  // The operator creates the tenant with its first owner; the owner accepts in the browser below.
+  const tenant = await call(h, 'POST', '/v1/tenants', {
+    key: ADMIN_TOKEN,
+    body: { name: 'Acme Clinics', owner_email: EMAIL },
+  });
+  assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
+  const key: string = tenant.json.api_key.key;
+  const ownerToken: string = tenant.json.owner_invitation.token;
 
   // Once the API serves the dashboard itself, test that; until then a static server stands in.
   const served = await fetch(`${platform.url}/dashboard/`).then(
@@ -92,14 +112,34 @@ async function main(): Promise<void> {
   const consoleErrors: string[] = [];
   page.on('pageerror', (e) => consoleErrors.push(e.message));
 
-  await step('log in with the tenant key', async () => {
-    await page.goto(base);
-    await page.locator('#login-key').waitFor();
+  await step('accept the owner invitation on the accept page', async () => {
+    await page.goto(`${base}#/accept-invitation?token=${encodeURIComponent(ownerToken)}`);
+    await page.locator('#accept-password').waitFor();
+    await page.fill('#accept-name', 'Olivia Owner');
+    await page.fill('#accept-password', PASSWORD);
+    await shot(page, 'accept-invitation');
+    await page.click('#accept-submit');
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    assert.equal(await page.locator('#user-email').textContent(), EMAIL);
+    await page.locator('#tenant-name', { hasText: 'Acme Clinics' }).waitFor();
+  });
+
+  await step('sign out, then sign in with email and password', async () => {
+    await page.click('#logout');
+    await page.locator('#login-email').waitFor();
+    // The session is gone on the server too: the cookie no longer opens anything.
+    await page.reload();
+    await page.locator('#login-email').waitFor();
     await shot(page, 'login');
+    await page.click('#key-login-toggle');
     await page.fill('#login-key', 'sk_not-a-real-key-123');
-    await page.click('#login-submit');
+    await page.click('#login-key-submit');
     await page.getByText('did not accept this key').waitFor();
-    await page.fill('#login-key', key);
+    await page.fill('#login-email', EMAIL);
+    await page.fill('#login-password', 'wrong password!!');
+    await page.click('#login-submit');
+    await page.locator('#login-error', { hasText: 'Wrong email or password' }).waitFor();
+    await page.fill('#login-password', PASSWORD);
     await page.click('#login-submit');
     await page.getByRole('heading', { name: 'Agents' }).waitFor();
     await shot(page, 'agents-empty');
@@ -222,10 +262,14 @@ async function main(): Promise<void> {
     await page.locator('#editor-notice', { hasText: 'published version 1' }).waitFor();
   });
 
-  await step('chat in the playground and see the tool call trace', async () => {
+  await step('chat in the playground: the reply streams in, then the tool call trace', async () => {
     await page.click('#tab-playground');
     await page.fill('#playground-input', 'Hi, my name is Ada Lovelace and my email is ada@example.com');
     await page.click('#playground-send');
+    // Tokens appear while the run is still going…
+    await page.locator('.live-run[data-status="running"] .bubble-streaming').waitFor({ timeout: 30_000 });
+    await shot(page, 'playground-streaming');
+    // …and the stored run's full trace replaces the live view when it ends.
     await page.locator('.trace .tool-call', { hasText: TOOL }).waitFor({ timeout: 30_000 });
     await page.locator('.bubble-assistant').waitFor();
     const trace = (await page.locator('.trace').first().textContent()) ?? '';
@@ -256,7 +300,8 @@ async function main(): Promise<void> {
     const agents = await fetch(`${platform.url}/v1/agents`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
       r.json(),
     );
-    assert.equal(agents.data[0].published_version, 1);
+    const booker = agents.data.find((a: { name: string }) => a.name === 'Demo Booker');
+    assert.equal(booker.published_version, 1);
     await shot(page, 'versions-rolled-back');
   });
 
@@ -278,12 +323,174 @@ async function main(): Promise<void> {
     await shot(page, 'transcript');
   });
 
+  await step('approve a tool in the playground while the run streams', async () => {
+    const config = seedConfig();
+    config.basic_settings.name = 'Refund Desk';
+    config.tools[0].approval = 'always';
+    config.tools[0].endpoint.url = `${endpoint.url}/refunds`;
+    config.tools[0].endpoint.body = { email: '{{email}}' };
+    const created = await call(h, 'POST', '/v1/agents', { key, body: { config, publish: true } });
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    const before = endpoint.requests.length;
+    await page.goto(`${base}#/agents/${created.json.id}/playground`);
+    await page.fill('#playground-input', 'Please refund me, my email is bob@example.com');
+    await page.click('#playground-send');
+    const card = page.locator(`.pending-card[data-tool="${TOOL}"]`);
+    await card.waitFor({ timeout: 30_000 });
+    assert.match((await card.textContent()) ?? '', /bob@example\.com/);
+    assert.equal(endpoint.requests.length, before, 'nothing is sent before the approval');
+    await shot(page, 'playground-approval');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    // The same stream carries the rest of the run: the approved call runs, then the reply streams.
+    await page.locator('.trace .tool-call', { hasText: TOOL }).waitFor({ timeout: 30_000 });
+    await page.locator('.bubble-assistant', { hasText: 'The tool answered' }).waitFor();
+    assert.equal(endpoint.requests.length, before + 1);
+    assert.deepEqual(endpoint.requests.at(-1)?.json, { email: 'bob@example.com' });
+    await shot(page, 'playground-approved');
+  });
+
+  await step('search and filter conversations', async () => {
+    await page.click('#nav-conversations');
+    await page.locator('#conversations-table tbody tr').first().waitFor();
+    await page.fill('#filter-q', 'bob@example.com');
+    await page.click('#filter-search');
+    await page.waitForFunction(() => document.querySelectorAll('#conversations-table tbody tr').length === 1);
+    await page.locator('#conversations-table .badge-ok', { hasText: 'completed' }).waitFor();
+    assert.match(page.url(), /q=bob%40example\.com/);
+    await shot(page, 'conversations-filtered');
+    await page.selectOption('#filter-status', 'failed');
+    await page.getByText('No conversation matches these filters.').waitFor();
+    await page.click('#filter-clear');
+    await page.selectOption('#filter-error', 'false');
+    await page.waitForFunction(() => document.querySelectorAll('#conversations-table tbody tr').length >= 2);
+  });
+
+  await step('see usage charts per day and per agent', async () => {
+    await page.click('#nav-usage');
+    await page.locator('#chart-runs svg rect').first().waitFor();
+    await page.locator('#chart-tokens svg rect').first().waitFor();
+    await page.locator('#chart-errors svg circle').first().waitFor();
+    assert.equal(await page.locator('#usage-agents tbody tr').count(), 2);
+    const totals = (await page.locator('#usage-totals').textContent()) ?? '';
+    assert.match(totals, /Runs\s*2/);
+    await shot(page, 'usage');
+  });
+
+  await step('create a scoped secret key, see it once, and revoke it', async () => {
+    await page.click('#nav-settings');
+    await page.locator('#new-key-form').waitFor();
+    await page.fill('#key-name', 'CI read-only');
+    await page.uncheck('#key-all-scopes');
+    await page.check('#scope-agents-read');
+    await page.click('#create-key');
+    const value = await page.locator('#created-key-value').inputValue();
+    assert.match(value, /^sk_/);
+    const agentsWith = (k: string, method = 'GET') =>
+      fetch(`${platform.url}/v1/agents`, {
+        method,
+        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      }).then((r) => r.status);
+    assert.equal(await agentsWith(value), 200);
+    assert.equal(await agentsWith(value, 'POST'), 403, 'only agents:read was granted');
+    const row = page.locator('#keys-table tr', { hasText: 'CI read-only' });
+    await row.locator('.chip', { hasText: 'agents:read' }).waitFor();
+    await shot(page, 'settings-keys');
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Yes, revoke' }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal(await agentsWith(value), 401);
+  });
+
+  await step('set a write-only secret', async () => {
+    await page.click('#tab-secrets');
+    await page.fill('#secret-name', 'CRM_TOKEN');
+    await page.fill('#secret-value', 'super-secret-value');
+    await page.click('#secret-save');
+    await page.locator('#secrets-table tr[data-secret="CRM_TOKEN"]').waitFor();
+    assert.equal(await page.locator('#secret-value').inputValue(), '');
+    assert.ok(!((await page.content()) ?? '').includes('super-secret-value'), 'the value is never shown');
+    await shot(page, 'settings-secrets');
+  });
+
+  await step('invite a member, who accepts and shows up with the role', async () => {
+    await page.click('#tab-members');
+    await page.locator('#members-table tr', { hasText: EMAIL }).waitFor();
+    await page.fill('#invite-email', 'eddie@acme.example');
+    await page.selectOption('#invite-role', 'editor');
+    await page.click('#invite-submit');
+    const link = await page.locator('#invitation-url').inputValue();
+    assert.match(link, /#\/accept-invitation\?token=/);
+    await page.locator('#invitations-table tr[data-invitation="eddie@acme.example"]').waitFor();
+    await shot(page, 'settings-members');
+    const token = new URL(link.replace('#/accept-invitation', 'accept')).searchParams.get('token') ?? '';
+    const other = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const eddie = await other.newPage();
+    await eddie.goto(`${base}#/accept-invitation?token=${encodeURIComponent(token)}`);
+    await eddie.fill('#accept-password', 'eddie-password-1');
+    await eddie.click('#accept-submit');
+    await eddie.getByRole('heading', { name: 'Agents' }).waitFor();
+    await eddie.locator('#tenant-name', { hasText: 'Editor' }).waitFor();
+    await other.close();
+    await page.reload();
+    await page.locator('#members-table tr[data-member="eddie@acme.example"]').waitFor();
+    assert.equal(await page.locator('#invitations-table tr[data-invitation="eddie@acme.example"]').count(), 0);
+  });
+
+  await step('theme the widget, allow this origin, and preview the real widget', async () => {
+    await page.click('#tab-widget');
+    await page.locator('#widget-agent').waitFor();
+    await page.selectOption('#widget-agent', { label: 'Demo Booker' });
+    await page.fill('#widget-title', 'Acme help');
+    await page.fill('#widget-color-primary', '#0a7d5a');
+    await page.fill('#widget-greeting', 'Hi! Ask me about a demo.');
+    await page.click('#widget-publish');
+    await page.locator('#widget-notice', { hasText: 'Published version' }).waitFor();
+    assert.equal(await page.locator('#widget-origins').inputValue(), new URL(base).origin);
+    await page.click('#widget-create-key');
+    await page.locator('#widget-key-value').waitFor();
+    const frame = page.frameLocator('#widget-preview');
+    await frame.locator('.launcher').click({ timeout: 20_000 });
+    await frame.locator('#title', { hasText: 'Acme help' }).waitFor();
+    await frame.locator('.greeting', { hasText: 'Ask me about a demo' }).waitFor();
+    const snippet = await page.locator('#widget-snippet').inputValue();
+    assert.match(
+      snippet,
+      /<script src="http:\/\/[^"]+\/widget\.js" data-key="pk_[^"]+" data-agent="[^"]+" async><\/script>/,
+    );
+    await shot(page, 'settings-widget');
+  });
+
+  await step('switch between the tenants the user belongs to', async () => {
+    const second = await call(h, 'POST', '/v1/tenants', {
+      key: ADMIN_TOKEN,
+      body: { name: 'Second Co', owner_email: EMAIL },
+    });
+    // An existing user accepts with their current password.
+    const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
+      body: { token: second.json.owner_invitation.token, password: PASSWORD },
+    });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
+    await page.goto(`${base}#/agents`);
+    await page.reload();
+    await page.locator('#tenant').waitFor();
+    await page.selectOption('#tenant', { label: 'Second Co (Owner)' });
+    await page.locator('p.empty', { hasText: 'No agents yet' }).waitFor();
+    await shot(page, 'tenant-switch');
+    await page.selectOption('#tenant', { label: 'Acme Clinics (Owner)' });
+    await page.locator('#agents-table', { hasText: 'Demo Booker' }).waitFor();
+  });
+
   await step('switch the UI to Chinese', async () => {
     await page.goto(`${base}#/agents`);
     await page.selectOption('#language', 'zh');
     await page.getByRole('heading', { name: '智能体' }).waitFor();
     await page.locator('#agents-table', { hasText: 'Demo Booker' }).waitFor();
     await shot(page, 'agents-zh');
+    await page.click('#nav-usage');
+    await page.getByRole('heading', { name: '用量' }).waitFor();
+    await page.locator('#chart-runs svg rect').first().waitFor();
+    await shot(page, 'usage-zh');
   });
 
   assert.deepEqual(consoleErrors, [], 'no uncaught errors in the page');
@@ -301,7 +508,7 @@ describe.runIf(hasChromium)('the dashboard in Chromium, against the real API', (
   afterAll(async () => {
     for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
   });
-  it('logs in, builds the demo-booking agent through the form, tests its tool, chats, publishes and rolls back', async () => {
+  it('signs in, builds the demo-booking agent through the form, tests its tool, chats, publishes, rolls back, and runs the settings, usage and approval screens', async () => {
     await main();
-  }, 240_000);
+  }, 360_000);
 });

@@ -8,8 +8,12 @@ import {
   envUrl,
   LOG_LEVELS,
   type ModelProviderSettings,
+  mcpStdioServersFromEnv,
   modelSettingsFromEnv,
+  type StdioServerDefinitions,
   secretKeysFromEnv,
+  type WebhookSettings,
+  webhookSettingsFromEnv,
 } from '@agentry/runner';
 
 export interface WorkerConfig {
@@ -34,6 +38,10 @@ export interface WorkerConfig {
   metricsToken?: string;
   /** OTLP/HTTP endpoint for traces; unset = no OpenTelemetry SDK. */
   otlpEndpoint?: string;
+  /** MCP_STDIO_SERVERS: the operator's stdio MCP servers tenant configs may name; unset = stdio refused. */
+  mcpStdioServers?: StdioServerDefinitions;
+  /** WEBHOOK_*: how the webhook dispatcher sends and retries. */
+  webhooks: WebhookSettings;
 }
 
 /** The only place the worker reads `process.env`; throws `EnvError` naming the variable. */
@@ -47,6 +55,7 @@ export function readWorkerConfig(env: Env): WorkerConfig {
   if (metricsToken !== undefined && metricsToken.length < 16)
     throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
   const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const mcpStdioServers = mcpStdioServersFromEnv(env);
   return {
     databaseUrl,
     redisUrl,
@@ -63,5 +72,7 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     metricsHost: envString(env, 'HOST') ?? '127.0.0.1',
     ...(metricsToken ? { metricsToken } : {}),
     ...(otlpEndpoint ? { otlpEndpoint } : {}),
+    ...(mcpStdioServers ? { mcpStdioServers } : {}),
+    webhooks: webhookSettingsFromEnv(env),
   };
 }

@@ -2,7 +2,7 @@ import { openDatabase } from '@agentry/db';
 import { createEgressPolicy } from '@agentry/http-tools';
 import { createBullQueue, createRedisTenantSlots, jobRetryPolicy, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
-import { createRunProcessor, EnvError, startSweeper } from '@agentry/runner';
+import { createRunProcessor, createWebhookDispatcher, EnvError, startSweeper } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
 import pino, { type Logger } from 'pino';
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     control,
     slots,
     ...(secretBox ? { secretBox } : {}),
+    ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
     egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
     enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
     log: (level, message, fields) => logger[level](fields, message),
@@ -87,6 +88,16 @@ async function main(): Promise<void> {
     giveUpAfterMs: GIVE_UP_AFTER_MS,
     log: (level, message, fields) => logger[level](fields, message),
   });
+  // Webhooks: this worker also sends the outbox rows that run status changes wrote (any worker may).
+  const webhooks = createWebhookDispatcher({
+    db: database.db,
+    ...(secretBox ? { secretBox } : {}),
+    egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
+    settings: config.webhooks,
+    metrics,
+    log: (level, message, fields) => logger[level](fields, message),
+  });
+  webhooks.start();
   logger.info({ concurrency: config.concurrency }, 'worker started');
   // After the start line and not awaited: the metrics server is auxiliary and never delays taking jobs.
   const metricsServer = serveMetrics(config, logger).then((server) => {
@@ -100,7 +111,11 @@ async function main(): Promise<void> {
     stopSweeper();
     try {
       // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
-      await Promise.all([processor.shutdown(config.shutdownDeadlineMs - 1000), worker.close()]);
+      await Promise.all([
+        processor.shutdown(config.shutdownDeadlineMs - 1000),
+        worker.close(),
+        webhooks.stop(config.shutdownDeadlineMs - 1000),
+      ]);
       processor.close();
       await Promise.all([queue.close(), slots.close(), control.close(), events.close()]);
       await database.close();

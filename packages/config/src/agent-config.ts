@@ -3,6 +3,8 @@
  * in `configs/agent-config.schema.json` is the authority; these types mirror it for code.
  */
 
+import type { WebhookConfig } from './webhooks.ts';
+
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
 
 /** Who the agent is; turned into the first part of the system prompt. */
@@ -117,8 +119,13 @@ export type ToolProtocol = 'native' | 'json' | 'xml';
 /** An MCP server whose tools the agent may call as `<name>__<tool>` (seed 003 §5.12). */
 export interface McpServerConfig {
   name: string;
-  /** `http` = Streamable HTTP (default), `sse` = HTTP+SSE. `stdio` is refused in tenant configs. */
+  /**
+   * `http` = Streamable HTTP (default), `sse` = HTTP+SSE, `stdio` = a server the platform operator
+   * defined, named by `server` (a tenant config never gives a command).
+   */
   transport?: 'http' | 'sse' | 'stdio';
+  /** stdio only: the operator's name for the server (`MCP_STDIO_SERVERS`). */
+  server?: string;
   url?: string;
   /** Header name → template; only `{{secrets.X}}` placeholders. */
   headers?: Record<string, string>;
@@ -127,6 +134,10 @@ export interface McpServerConfig {
   enabled?: boolean;
   /** Allow-list of the server's own tool names (without the `server__` prefix); default all. */
   tools?: string[];
+  /** Offer `<name>__list_resources` and `<name>__read_resource` (default false). */
+  expose_resources?: boolean;
+  /** Offer `<name>__list_prompts` and `<name>__get_prompt` (default false). */
+  expose_prompts?: boolean;
 }
 
 /** A sub-agent offered to the agent as the tool `skill__<name>` (seed 003 §7.8). */
@@ -137,6 +148,10 @@ export interface SkillConfig {
   action_books?: ActionBook[];
   tools?: ToolConfig[];
   limits?: LimitsConfig;
+  /** Names of the config's `mcp_servers` whose tools the skill may call. */
+  mcp_servers?: string[];
+  /** Names of other skills of the config this skill may call (at most 2 deep, no cycles). */
+  skills?: string[];
 }
 
 /**
@@ -161,6 +176,8 @@ export interface AgentConfig {
   tool_protocol?: ToolProtocol;
   context?: ContextVariableConfig[];
   widget?: WidgetConfig;
+  /** Signed callbacks on run events, sent by the webhook dispatcher (`webhooks.ts`). */
+  webhooks?: WebhookConfig[];
   mcp_servers?: McpServerConfig[];
   skills?: SkillConfig[];
 }

@@ -55,7 +55,12 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
       toolName: skillToolName(skill.name),
       definition: skillToolDefinition(skill),
       agent: compileAgent(loaded.config, loaded.hash),
+      skills: [],
     };
+  });
+  // Skills a skill may call are the parent's own (the loader refused cycles and depth past 2).
+  (config.skills ?? []).forEach((skill, i) => {
+    skills[i]!.skills = skills.filter((other) => skill.skills?.includes(other.name));
   });
   const extraSecrets = [
     ...mcpServers.filter((s) => s.enabled).flatMap((s) => s.secretNames),

@@ -57,15 +57,21 @@ export interface CompiledTool {
 /** An MCP server of the agent, ready to connect (seed 003 §5.12). */
 export interface CompiledMcpServer {
   name: string;
-  transport: 'http' | 'sse';
+  transport: 'http' | 'sse' | 'stdio';
+  /** stdio: the operator's name for the server; connecting resolves it against the operator's definitions. */
+  stdioServer?: string;
   enabled: boolean;
   /** Per request: connecting, discovery and each tool call. */
   timeoutMs: number;
   /** The server's own tool names the agent may use; undefined = all. */
   allowTools?: string[];
+  /** Offer the resource tools (`server__list_resources`, `server__read_resource`). */
+  exposeResources: boolean;
+  /** Offer the prompt tools (`server__list_prompts`, `server__get_prompt`). */
+  exposePrompts: boolean;
   /** Tenant secrets the URL and headers read. */
   secretNames: string[];
-  /** URL and headers with secrets filled in. Throws `missing_secret`. */
+  /** URL and headers with secrets filled in (empty for stdio). Throws `missing_secret`. */
   render(secrets: Record<string, string>): { url: string; headers: Record<string, string> };
 }
 
@@ -75,8 +81,14 @@ export interface CompiledSkill {
   /** `skill__<name>`. */
   toolName: string;
   definition: ToolDefinition;
-  /** The skill as an agent of its own (settings, action books, tools, limits; the parent's context variables). */
+  /**
+   * The skill as an agent of its own (settings, action books, tools, limits, the MCP servers it
+   * names; the parent's context variables). Its `skills` are stand-ins for name checks only: the
+   * skills it may call are `skills` below.
+   */
   agent: CompiledAgent;
+  /** The other skills of the root config this skill may call (resolved by name; at most 2 deep). */
+  skills: CompiledSkill[];
 }
 
 export interface CompiledLimits {

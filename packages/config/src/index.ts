@@ -38,8 +38,22 @@ export { headerNameProblem } from './header-rules.ts';
 export { readablePath } from './json-pointer.ts';
 export { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
 export { maskSecrets } from './mask-secrets.ts';
-export { MCP_TOOL_SEPARATOR, mcpToolName, SKILL_TOOL_PREFIX } from './mcp-servers.ts';
+export {
+  MCP_PROMPT_TOOLS,
+  MCP_RESOURCE_TOOLS,
+  MCP_TOOL_SEPARATOR,
+  mcpToolName,
+  SKILL_TOOL_PREFIX,
+  stdioServerIssues,
+} from './mcp-servers.ts';
 export { externalParametersSchema } from './mcp-tool-schema.ts';
 export { type ArgumentsValidator, argumentsValidator } from './parameters-validator.ts';
-export { skillToolName } from './skills.ts';
+export { MAX_SKILL_DEPTH, skillToolName } from './skills.ts';
 export { buildSystemPrompt } from './system-prompt.ts';
+export {
+  fillWebhookHeaders,
+  WEBHOOK_EVENTS,
+  type WebhookConfig,
+  type WebhookEventName,
+  webhookHeaderSecrets,
+} from './webhooks.ts';

@@ -11,6 +11,7 @@ import { defaults } from './defaults.ts';
 import { documentLimitIssues } from './document-limits.ts';
 import { compileMcpServers, mcpServerIssues } from './mcp-servers.ts';
 import { skillIssues } from './skills.ts';
+import { webhookIssues } from './webhooks.ts';
 
 type Outcome = { ok: true; config: AgentConfig } | { ok: false; issues: FieldIssue[] };
 
@@ -69,6 +70,7 @@ export function checkAgentConfig(
 
 function validate(doc: Record<string, unknown>): Outcome {
   const issues = [...schemaIssues(doc), ...crossFieldIssues(doc), ...mcpServerIssues(doc)];
+  issues.push(...webhookIssues(doc));
   const tools: CompiledTool[] = [];
   issues.push(...templateIssues(doc, issues, tools));
   issues.push(...mcpTemplateIssues(doc, issues), ...skillIssues(doc, issues, checkAgentConfig));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileAgent } from './compile-agent.ts';
 import { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
+import { stdioServerIssues } from './mcp-servers.ts';
 import { type Loose, mutated } from './test-support/base-config.ts';
 
 const server = (extra: Loose = {}) => ({ name: 'crm', url: 'https://mcp.example.com/mcp', ...extra });
@@ -46,6 +47,31 @@ const valid: Array<[string, Loose]> = [
     }),
   ],
   [
+    'a stdio server the operator defined, by name',
+    withServers({ name: 'files', transport: 'stdio', server: 'local-files', timeout: 3, tools: ['read'] }),
+  ],
+  [
+    'resources and prompts exposed, named in action books',
+    mutated((c) => {
+      c.mcp_servers = [server({ tools: ['search'], expose_resources: true, expose_prompts: true })];
+      c.action_books[0].tools = ['crm__list_resources', 'crm__read_resource', 'crm__get_prompt'];
+    }),
+  ],
+  [
+    'skills using MCP servers and another skill',
+    mutated((c) => {
+      c.mcp_servers = [server({ tools: ['search'] })];
+      c.skills = [
+        skill({
+          mcp_servers: ['crm'],
+          skills: ['orders'],
+          action_books: [{ condition: 'c', action: 'a', tools: ['crm__search', 'skill__orders', 'lookup'] }],
+        }),
+        skill({ name: 'orders', mcp_servers: ['crm'] }),
+      ];
+    }),
+  ],
+  [
     'a skill with action books, limits and the parent context',
     mutated((c) => {
       c.context = [{ name: 'plan' }];
@@ -61,12 +87,95 @@ const valid: Array<[string, Loose]> = [
 
 type Case = [name: string, input: Loose, path: string, code: string];
 const invalid: Case[] = [
-  ['stdio server', withServers({ name: 'gh', transport: 'stdio' }), '/mcp_servers/0/transport', 'stdio_not_allowed'],
+  [
+    'stdio server without an operator name',
+    withServers({ name: 'gh', transport: 'stdio' }),
+    '/mcp_servers/0/server',
+    'missing_key',
+  ],
   [
     'seed-style stdio server with a command',
-    withServers({ name: 'gh', transport: 'stdio', command: 'npx' }),
+    withServers({ name: 'gh', transport: 'stdio', server: 'gh', command: 'npx' }),
     '/mcp_servers/0/command',
     'unknown_key',
+  ],
+  [
+    'stdio server with args and env',
+    withServers({ name: 'gh', transport: 'stdio', server: 'gh', args: ['-y'], env: { A: 'b' } }),
+    '/mcp_servers/0/env',
+    'unknown_key',
+  ],
+  [
+    'stdio server with a url',
+    withServers({ name: 'gh', transport: 'stdio', server: 'gh', url: 'https://x.example.com' }),
+    '/mcp_servers/0/url',
+    'not_for_stdio',
+  ],
+  [
+    'stdio server with headers',
+    withServers({ name: 'gh', transport: 'stdio', server: 'gh', headers: { A: '{{secrets.B}}' } }),
+    '/mcp_servers/0/headers',
+    'not_for_stdio',
+  ],
+  ['server key on an HTTP server', withServers(server({ server: 'gh' })), '/mcp_servers/0/server', 'stdio_only_key'],
+  [
+    'operator server name with a path',
+    withServers({ name: 'gh', transport: 'stdio', server: '../bin/sh' }),
+    '/mcp_servers/0/server',
+    'invalid_format',
+  ],
+  [
+    'action book names a resource tool of a server that does not expose them',
+    mutated((c) => {
+      c.mcp_servers = [server({ tools: ['search'] })];
+      c.action_books[0].tools = ['crm__read_resource'];
+    }),
+    '/action_books/0/tools/0',
+    'unknown_tool',
+  ],
+  [
+    'skill naming an undeclared MCP server',
+    withSkills(skill({ mcp_servers: ['crm'] })),
+    '/skills/0/mcp_servers/0',
+    'unknown_mcp_server',
+  ],
+  ['skill naming an unknown skill', withSkills(skill({ skills: ['nope'] })), '/skills/0/skills/0', 'unknown_skill'],
+  ['skill naming itself', withSkills(skill({ skills: ['research'] })), '/skills/0/skills/0', 'skill_cycle'],
+  [
+    'skills naming each other',
+    withSkills(skill({ skills: ['orders'] }), skill({ name: 'orders', skills: ['research'] })),
+    '/skills/1/skills/0',
+    'skill_cycle',
+  ],
+  [
+    'skills nested three deep',
+    withSkills(
+      skill({ skills: ['orders'] }),
+      skill({ name: 'orders', skills: ['billing'] }),
+      skill({ name: 'billing' }),
+    ),
+    '/skills/1/skills/0',
+    'skill_depth_exceeded',
+  ],
+  [
+    'skill action book naming a server tool the skill does not name',
+    mutated((c) => {
+      c.mcp_servers = [server()];
+      c.skills = [skill({ action_books: [{ condition: 'c', action: 'a', tools: ['crm__search'] }] })];
+    }),
+    '/skills/0/action_books/0/tools/0',
+    'unknown_tool',
+  ],
+  [
+    'skill HTTP tool inside the name space of a server it names',
+    mutated((c) => {
+      c.mcp_servers = [server()];
+      const s = skill({ mcp_servers: ['crm'] });
+      s.tools[0].name = 'crm__lookup';
+      c.skills = [s];
+    }),
+    '/skills/0/tools/0/name',
+    'tool_name_collision',
   ],
   ['server without url', withServers({ name: 'crm' }), '/mcp_servers/0/url', 'missing_key'],
   ['server name with __', withServers(server({ name: 'my__crm' })), '/mcp_servers/0/name', 'invalid_format'],
@@ -203,5 +312,54 @@ describe('mcp_servers and skills in agent configs', () => {
     expect(agent.skills[0]!.agent.tools.map((t) => t.name)).toEqual(['lookup']);
     // The skill is not one of the parent's own tools.
     expect(agent.tools.map((t) => t.name)).toEqual(['save']);
+  });
+
+  it('compiles stdio servers as operator names, and checks them against what the operator defined', () => {
+    const doc = mutated((c) => {
+      c.mcp_servers = [{ name: 'files', transport: 'stdio', server: 'local-files', expose_resources: true }, server()];
+    });
+    const { config, hash } = loadAgentConfig(doc);
+    const [files, crm] = compileAgent(config, hash).mcpServers;
+    expect(files).toMatchObject({
+      transport: 'stdio',
+      stdioServer: 'local-files',
+      exposeResources: true,
+      exposePrompts: false,
+    });
+    expect(files).not.toHaveProperty('url');
+    expect(crm).toMatchObject({ transport: 'http', exposeResources: false });
+    expect(stdioServerIssues(config, ['local-files'])).toEqual([]);
+    expect(stdioServerIssues(config, [])).toEqual([
+      expect.objectContaining({
+        path: '/mcp_servers/0/transport',
+        code: 'stdio_not_enabled',
+        hint: expect.any(String),
+      }),
+    ]);
+    expect(stdioServerIssues(config, ['local-file', 'git'])).toEqual([
+      expect.objectContaining({
+        path: '/mcp_servers/0/server',
+        code: 'unknown_stdio_server',
+        hint: expect.stringContaining('local-file'),
+      }),
+    ]);
+  });
+
+  it('compiles skills with the MCP servers they name and the skills they may call', () => {
+    const doc = mutated((c) => {
+      c.mcp_servers = [
+        server({ headers: { Authorization: 'Bearer {{secrets.CRM_MCP}}' } }),
+        { name: 'desk', url: 'https://desk.example.com/mcp' },
+      ];
+      c.skills = [skill({ mcp_servers: ['crm'], skills: ['orders'] }), skill({ name: 'orders', tools: [] })];
+    });
+    const { config, hash } = loadAgentConfig(doc);
+    const agent = compileAgent(config, hash);
+    const [research, orders] = agent.skills;
+    expect(research!.agent.mcpServers.map((s) => s.name)).toEqual(['crm']);
+    expect(research!.agent.requiredSecrets).toEqual(['CRM_MCP', 'ORDERS_KEY']);
+    expect(research!.skills).toEqual([orders]);
+    expect(orders!.skills).toEqual([]);
+    expect(orders!.agent.mcpServers).toEqual([]);
   });
 });

@@ -7,9 +7,14 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { APP_ROLE, ROW_LEVEL_SECURITY_SQL } from './row-level-security.ts';
 import { schema } from './schema.ts';
 
-/** The drizzle database both drivers produce; repositories accept only this. */
+/**
+ * The drizzle database both drivers produce; repositories accept only this. Its queries run as the
+ * application role (row-level security applies): tenant rows are reached through
+ * `withTenantScope` / `withSystemScope` (`tenant-scope.ts`), never directly.
+ */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export interface Database {
@@ -32,8 +37,11 @@ export const migrationsFolder = fileURLToPath(new URL('../../../migrations', imp
 const MIGRATION_LOCK_ID = 727_001;
 
 /**
- * Opens the database and applies pending migrations. Several processes may call this at once
- * against the same Postgres: a session-level advisory lock serialises the migrators.
+ * Opens the database and applies pending migrations and the row-level security step
+ * (`row-level-security.ts`) as the connecting user, who owns the tables. Several processes may call
+ * this at once against the same Postgres: a session-level advisory lock serialises the migrators.
+ * The returned `db` then runs every query as {@link APP_ROLE} (Postgres: a startup parameter of
+ * each pooled connection; PGlite: `SET ROLE` on its single connection), so the policies apply.
  *
  * @example
  * const database = await openDatabase({ kind: 'pglite', dataDir: './.data/pg' });
@@ -44,7 +52,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openPostgres(url: string, maxConnections = 10): Promise<Database> {
   await migratePostgresLocked(url);
-  const client = postgres(url, { max: maxConnections, onnotice: () => {} });
+  // `role` as a startup parameter: every pooled connection is the app role from its first query.
+  const client = postgres(url, { max: maxConnections, onnotice: () => {}, connection: { role: APP_ROLE } });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,
@@ -61,7 +70,15 @@ async function migratePostgresLocked(url: string): Promise<void> {
   const client = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+    // A data migration sees every tenant's rows (the owner is subject to the forced policies too).
+    await client`select set_config('app.system', 'on', false)`;
     await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    await client.unsafe(ROW_LEVEL_SECURITY_SQL).catch((error: unknown) => {
+      throw new Error(
+        `Setting up row-level security failed: the DATABASE_URL user must own the tables and be able to create and switch to the role ${APP_ROLE} (superuser or CREATEROLE, or create it beforehand: CREATE ROLE ${APP_ROLE} NOLOGIN; GRANT ${APP_ROLE} TO <user>). ${String(error)}`,
+        { cause: error },
+      );
+    });
     await client`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
   } finally {
     await client.end({ timeout: 5 });
@@ -72,7 +89,11 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
   const db = drizzlePglite(client, { schema });
+  await client.query(`select set_config('app.system', 'on', false)`);
   await migratePglite(db, { migrationsFolder });
+  await client.exec(ROW_LEVEL_SECURITY_SQL);
+  // One connection for everything: from here on it is the app role, with no system scope.
+  await client.exec(`select set_config('app.system', '', false); set role ${APP_ROLE}`);
   return {
     db: db as unknown as Db,
     kind: 'pglite',

@@ -4,6 +4,7 @@ import {
   boolean,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -236,8 +237,8 @@ export const secrets = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
 );
 
-/** Who made an audited change: a tenant API key, or the platform operator. */
-export type AuditActorType = 'api_key' | 'platform';
+/** Who made an audited change: a tenant API key, the platform operator, or a dashboard user. */
+export type AuditActorType = 'api_key' | 'platform' | 'user';
 
 /**
  * Append-only record of changes to a tenant's configuration (agents, versions, secrets, keys,
@@ -296,3 +297,136 @@ export const schema = {
   secrets,
   auditEvents,
 };
+
+/** Roles a dashboard user holds in a tenant; scopes follow from the role (apps/api scopes.ts). */
+export type MemberRole = 'owner' | 'editor' | 'viewer';
+
+/**
+ * Dashboard users: global (one person may belong to several tenants). Emails are stored lower-cased
+ * and unique case-insensitively; passwords only as argon2id PHC strings.
+ */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name'),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`)],
+);
+
+/** Who belongs to which tenant, with which role. */
+export const tenantMembers = pgTable(
+  'tenant_members',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').$type<MemberRole>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index('tenant_members_user_idx').on(t.userId)],
+);
+
+/**
+ * Dashboard sessions (global: the tenant is chosen per request). Only the SHA-256 of the opaque
+ * cookie token is stored; the CSRF token is returned to the page and compared per unsafe request.
+ */
+export const userSessions = pgTable(
+  'user_sessions',
+  {
+    id: uuid('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    csrfToken: text('csrf_token').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('user_sessions_token_hash_idx').on(t.tokenHash), index('user_sessions_user_idx').on(t.userId)],
+);
+
+/** Invitations to join a tenant; the token is shown once and stored as SHA-256. */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role').$type<MemberRole>().notNull(),
+    tokenHash: text('token_hash').notNull(),
+    /** The inviting user (null when the platform operator invited the first owner). No foreign key: outlives the user. */
+    invitedBy: uuid('invited_by'),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    uniqueIndex('invitations_token_hash_idx').on(t.tokenHash),
+    index('invitations_tenant_idx').on(t.tenantId, t.id),
+  ],
+);
+
+/** Events an agent's webhooks may subscribe to: the run statuses people wait for. */
+export type WebhookEvent = 'run.completed' | 'run.failed' | 'run.cancelled' | 'run.timed_out' | 'run.waiting';
+
+/**
+ * `pending`: due at `nextAttemptAt`; `sending`: claimed by a dispatcher until `nextAttemptAt` (its
+ * lease; past it, another dispatcher takes the delivery over); `delivered` / `failed`: final.
+ */
+export type WebhookDeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
+
+/**
+ * The webhook outbox: one row per (run status change × subscribed webhook), written in the same
+ * transaction as the status, and sent at least once by the dispatchers (`FOR UPDATE SKIP LOCKED`).
+ * `payload` is the exact body sent (no secret values); `headers` keep `{{secrets.X}}` templates,
+ * opened only at send time.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    /** Also the `webhook-id` header and the payload's `id`: the same on every attempt. */
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id').notNull(),
+    event: text('event').$type<WebhookEvent>().notNull(),
+    url: text('url').notNull(),
+    /** Name of the tenant secret that signs the delivery. */
+    signingSecret: text('signing_secret').notNull(),
+    headers: jsonb('headers').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+    /** `json`, not `jsonb`: kept as written (key order), so every attempt sends the same bytes. */
+    payload: json('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status').$type<WebhookDeliveryStatus>().notNull().default('pending'),
+    /** Attempts started so far; also the fencing number of the current claim. */
+    attempts: integer('attempts').notNull().default(0),
+    /** When `pending`: the next attempt is due; when `sending`: the claim's lease ends. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    lastStatusCode: integer('last_status_code'),
+    lastError: jsonb('last_error').$type<{ code: string; message: string }>(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    // Only open deliveries, by due time: the dispatchers' claim reads this and nothing else.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'sending')`),
+    index('webhook_deliveries_tenant_idx').on(t.tenantId, t.id),
+    index('webhook_deliveries_run_idx').on(t.runId),
+  ],
+);

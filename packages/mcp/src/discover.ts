@@ -10,10 +10,14 @@ import type {
   DiscoveryWarning,
 } from './discovered-tools.ts';
 import { connectMcpServer } from './mcp-connection.ts';
+import { builtinTools } from './resource-prompt-tools.ts';
+import type { StdioServerDefinitions } from './stdio-servers.ts';
 
 export interface DiscoverOptions {
   secrets: Record<string, string>;
   egress?: EgressPolicy;
+  /** The platform operator's stdio servers. */
+  stdioServers?: StdioServerDefinitions;
 }
 
 /** Names providers accept for tools (OpenAI's rule, the strictest). */
@@ -81,8 +85,22 @@ async function discoverServer(
   try {
     connection = await connectMcpServer(server, { ...options, lifetimeMs });
     const listed = await listAllTools(connection.client, server.timeoutMs);
-    checkTools(server, at, listed, outcome);
     const capabilities = connection.client.getServerCapabilities() ?? {};
+    const builtins = builtinTools(server, { resources: !!capabilities.resources, prompts: !!capabilities.prompts });
+    checkTools(server, at, listed, outcome, new Set(builtins.map((b) => b.tool)));
+    outcome.tools.push(...builtins);
+    for (const [wanted, declared, key] of [
+      [server.exposeResources, !!capabilities.resources, 'resources'],
+      [server.exposePrompts, !!capabilities.prompts, 'prompts'],
+    ] as const) {
+      if (!wanted || declared) continue;
+      outcome.warnings.push({
+        code: `mcp_no_${key}`,
+        message: `MCP server \`${server.name}\` does not offer ${key}, so its ${key} tools are not offered to the model`,
+        path: `${at}/expose_${key}`,
+        server: server.name,
+      });
+    }
     // Resources and prompts are informational: a server failing to list them still publishes.
     if (capabilities.resources) {
       const resources = await connection.client
@@ -112,14 +130,19 @@ async function discoverServer(
   } catch (error) {
     // connectMcpServer already explains its own failures; later ones are explained by the session.
     const explained = connection ? connection.explain(error) : toAppError(error);
-    const refused = explained.code.startsWith('egress_') || explained.code === 'missing_secret';
+    const refused =
+      explained.code.startsWith('egress_') ||
+      explained.code === 'missing_secret' ||
+      explained.code === 'mcp_stdio_unavailable';
     outcome.issues.push({
       path: at,
       code: refused ? explained.code : 'mcp_unreachable',
       message: `MCP server \`${server.name}\` could not be used: ${explained.message}`,
       hint: explained.code.startsWith('egress_')
         ? 'the URL points at an address tools may not reach; use a public address, or ask the platform operator to allowlist it'
-        : 'check that the server is running and that its url and transport are right, then upload again',
+        : server.transport === 'stdio'
+          ? 'the platform operator defines how stdio servers start; ask them to check the server'
+          : 'check that the server is running and that its url and transport are right, then upload again',
     });
   } finally {
     await connection?.close();
@@ -141,7 +164,13 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<ListedTo
   return tools;
 }
 
-function checkTools(server: CompiledMcpServer, at: string, listed: ListedTool[], outcome: ServerOutcome): void {
+function checkTools(
+  server: CompiledMcpServer,
+  at: string,
+  listed: ListedTool[],
+  outcome: ServerOutcome,
+  reserved: ReadonlySet<string>,
+): void {
   const allow = server.allowTools;
   for (const wanted of allow ?? []) {
     if (!listed.some((t) => t.name === wanted)) {
@@ -175,6 +204,13 @@ function checkTools(server: CompiledMcpServer, at: string, listed: ListedTool[],
         });
       }
     };
+    if (reserved.has(tool.name)) {
+      problem(
+        'mcp_tool_name_reserved',
+        `MCP tool \`${tool.name}\` of \`${server.name}\` has the name of the tool offered for its resources or prompts`,
+      );
+      continue;
+    }
     if (!toolNamePattern.test(name)) {
       problem(
         'mcp_tool_name_invalid',

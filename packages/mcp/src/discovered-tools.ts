@@ -9,6 +9,17 @@ export interface DiscoveredTools {
   prompts: DiscoveredPrompt[];
   /** Tools left out at publish (unsafe schema, unusable name), for the dashboard. */
   warnings: DiscoveryWarning[];
+  /**
+   * The last re-check (`POST …/mcp-check`), stored so the dashboard shows a changed server tool
+   * list as a warning; runs never read it.
+   */
+  last_check?: McpCheckRecord;
+}
+
+/** What the last re-check of a version's MCP servers found. */
+export interface McpCheckRecord {
+  checked_at: string;
+  warnings: DiscoveryWarning[];
 }
 
 /** One MCP tool as the model sees it. */
@@ -16,8 +27,10 @@ export interface DiscoveredTool {
   /** `server__tool`: the name offered to the model. */
   name: string;
   server: string;
-  /** The server's own name for it. */
+  /** The server's own name for it (or the builtin's name). */
   tool: string;
+  /** Set for the resource and prompt tools we offer for a server (`expose_resources`, `expose_prompts`). */
+  builtin?: 'list_resources' | 'read_resource' | 'list_prompts' | 'get_prompt';
   description: string;
   /** The server's input schema after the tenant-schema checks (`$schema` dropped). */
   input_schema: Record<string, unknown>;

@@ -21,9 +21,9 @@ const maxOutputChars = 16_000;
  * mapCallResult({ content: [{ type: 'text', text: '42' }] }, meta); // { output: '42', isError: false, meta }
  */
 export function mapCallResult(result: McpCallResult, meta: Record<string, unknown>): ToolExecutionResult {
-  const media: Array<{ type: string; mime_type: string; bytes: number }> = [];
+  const media: MediaNote[] = [];
   const lines = (result.content ?? []).map((part) => describePart(part, media));
-  const text = cut(lines.join('\n'));
+  const text = cutText(lines.join('\n'));
   const fullMeta = { ...meta, ...(media.length > 0 ? { media } : {}) };
   if (result.isError) {
     return {
@@ -40,12 +40,26 @@ export function mapCallResult(result: McpCallResult, meta: Record<string, unknow
   return { output: text, isError: false, meta: fullMeta };
 }
 
-function describePart(part: Record<string, unknown>, media: Array<{ type: string; mime_type: string; bytes: number }>) {
+/** A picture, sound or binary the model was told about but not shown. */
+export interface MediaNote {
+  type: string;
+  mime_type: string;
+  bytes: number;
+}
+
+/**
+ * One MCP content part as text for the model (binary parts become a placeholder noted in `media`).
+ *
+ * @example
+ * describePart({ type: 'text', text: 'hi' }, []); // 'hi'
+ */
+export function describePart(part: Record<string, unknown>, media: MediaNote[]): string {
   switch (part.type) {
     case 'text':
       return String(part.text ?? '');
     case 'image':
-    case 'audio': {
+    case 'audio':
+    case 'blob': {
       const mime = typeof part.mimeType === 'string' ? part.mimeType : 'application/octet-stream';
       const bytes = typeof part.data === 'string' ? Math.floor((part.data.length * 3) / 4) : 0;
       media.push({ type: part.type, mime_type: mime, bytes });
@@ -63,7 +77,13 @@ function describePart(part: Record<string, unknown>, media: Array<{ type: string
   }
 }
 
-function cut(text: string): string {
+/**
+ * Text cut to what the model may see, the cut marked.
+ *
+ * @example
+ * cutText('short'); // 'short'
+ */
+export function cutText(text: string): string {
   if (text.length <= maxOutputChars) return text;
   return `${text.slice(0, maxOutputChars)}\n[… cut: ${text.length - maxOutputChars} more characters]`;
 }

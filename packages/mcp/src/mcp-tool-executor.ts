@@ -6,6 +6,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { DiscoveredTool, DiscoveredTools } from './discovered-tools.ts';
 import { type McpCallResult, mapCallResult } from './map-call-result.ts';
 import { connectMcpServer, type McpConnection } from './mcp-connection.ts';
+import { builtinAllowed, runBuiltin } from './resource-prompt-tools.ts';
+import type { StdioServerDefinitions } from './stdio-servers.ts';
 
 export interface McpToolExecutorOptions {
   /** The agent's compiled servers (disabled ones offer nothing). */
@@ -16,6 +18,8 @@ export interface McpToolExecutorOptions {
   egress?: EgressPolicy;
   /** How long sessions may stay open: the run's remaining time. */
   lifetimeMs: number;
+  /** The platform operator's stdio servers. */
+  stdioServers?: StdioServerDefinitions;
 }
 
 /** A ToolExecutor for MCP tools that owns its sessions: call `close()` when the run ends. */
@@ -40,7 +44,13 @@ export function createMcpToolExecutor(options: McpToolExecutorOptions): McpToolE
   const tools = new Map<string, { tool: DiscoveredTool; server: CompiledMcpServer; validate: ArgumentsValidator }>();
   for (const tool of options.discovered?.tools ?? []) {
     const server = servers.get(tool.server);
-    if (!server || (server.allowTools && !server.allowTools.includes(tool.tool))) continue;
+    if (!server) continue;
+    // The resource and prompt tools follow the config's opt-in; the server's own tools its allow-list.
+    if (
+      tool.builtin ? !builtinAllowed(server, tool.builtin) : server.allowTools && !server.allowTools.includes(tool.tool)
+    ) {
+      continue;
+    }
     tools.set(tool.name, { tool, server, validate: argumentsValidator(tool.input_schema) });
   }
   const definitions: ToolDefinition[] = [...tools.values()].map(({ tool }) => ({
@@ -58,6 +68,7 @@ export function createMcpToolExecutor(options: McpToolExecutorOptions): McpToolE
         secrets: options.secrets,
         lifetimeMs: options.lifetimeMs,
         ...(options.egress ? { egress: options.egress } : {}),
+        ...(options.stdioServers ? { stdioServers: options.stdioServers } : {}),
         ...(signal ? { signal } : {}),
       });
       sessions.set(server.name, pending);
@@ -95,14 +106,31 @@ export function createMcpToolExecutor(options: McpToolExecutorOptions): McpToolE
     } catch (error) {
       return failure(error as Error, server, meta(), signal);
     }
+    const requestOptions = { timeout: server.timeoutMs, ...(signal ? { signal } : {}) };
     try {
+      if (tool.builtin) {
+        return await runBuiltin(
+          connection.client,
+          tool.builtin,
+          checked.value as Record<string, unknown>,
+          requestOptions,
+          meta(),
+        );
+      }
       const result = await connection.client.callTool(
         { name: tool.tool, arguments: checked.value as Record<string, unknown> },
         undefined,
-        { timeout: server.timeoutMs, ...(signal ? { signal } : {}) },
+        requestOptions,
       );
       return mapCallResult(result as McpCallResult, meta());
     } catch (error) {
+      // A session the server closed (a stdio program that exited, a dropped stream) is opened
+      // again by the next call instead of failing every later one.
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && sessions.get(server.name)) {
+        const stale = sessions.get(server.name);
+        sessions.delete(server.name);
+        void stale?.then((c) => c.close()).catch(() => {});
+      }
       return failure(connection.explain(error), server, meta(), signal, error);
     }
   };
@@ -123,8 +151,11 @@ export function createMcpToolExecutor(options: McpToolExecutorOptions): McpToolE
     if (original instanceof McpError && original.code !== ErrorCode.ConnectionClosed) {
       return errorResult('mcp_error', message, { mcp_code: original.code }, meta);
     }
+    const passed = ['missing_secret', 'mcp_stdio_unavailable'];
     const code =
-      explained.code?.startsWith('egress_') || explained.code === 'missing_secret' ? explained.code : 'mcp_unreachable';
+      explained.code?.startsWith('egress_') || passed.includes(explained.code ?? '')
+        ? explained.code!
+        : 'mcp_unreachable';
     return errorResult(code, message, {}, meta);
   };
 

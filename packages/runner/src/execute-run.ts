@@ -7,7 +7,7 @@ import {
   type Db,
   FINAL_RUN_STATUSES,
   finishRunFenced,
-  getRunForWorker,
+  getRun,
   getTenant,
   heartbeatRun,
   listMessages,
@@ -18,6 +18,7 @@ import {
 import { toAppError } from '@agentry/errors';
 import { type EgressPolicy, withAllowlist } from '@agentry/http-tools';
 import { addUsage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from '@agentry/llm';
+import type { StdioServerDefinitions } from '@agentry/mcp';
 import { type Job, Requeue, type TenantSlots } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { SecretBox } from '@agentry/secrets';
@@ -43,6 +44,8 @@ export interface RunExecutorDeps {
   egress?: EgressPolicy;
   /** Opens tenant secrets for tool templates and agents' own model keys. */
   secretBox?: SecretBox;
+  /** The platform operator's stdio MCP servers (`MCP_STDIO_SERVERS`); none when unset. */
+  mcpStdioServers?: StdioServerDefinitions;
   /** Per-tenant concurrency cap; omitted = no cap. */
   slots?: TenantSlots;
   /** Queues a run (the next one of a conversation once the current one ends). */
@@ -108,10 +111,11 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
 
   async function processJob(job: Job): Promise<void> {
     if (stopping) throw new Requeue(0, 'worker shutting down');
-    const run = await getRunForWorker(deps.db, job.data.runId);
+    // The job names the run's tenant (the queue is trusted); a wrong one finds no run (row security).
+    const run = await getRun(deps.db, job.data.tenantId, job.data.runId);
     if (!run || FINAL_RUN_STATUSES.includes(run.status)) return;
     // One active run per conversation, oldest first: a later message waits for the earlier run.
-    const [first] = await activeRuns(deps.db, run.conversationId);
+    const [first] = await activeRuns(deps.db, run.tenantId, run.conversationId);
     if (first && first.id !== run.id) throw new Requeue(500, 'an earlier run of this conversation is still active');
     if (deps.slots && !(await deps.slots.acquire(run.tenantId, run.id))) {
       throw new Requeue(250, 'tenant at its concurrency cap');
@@ -124,7 +128,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   }
 
   async function attempt(job: Job): Promise<void> {
-    const run = await claimRun(deps.db, job.data.runId);
+    const run = await claimRun(deps.db, { id: job.data.runId, tenantId: job.data.tenantId });
     if (!run) return; // finished already, or deleted
     telemetry?.attemptStarted(run);
     const fence = run.fence;
@@ -132,7 +136,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     const controller = new AbortController();
     active.set(run.id, controller);
     const beat = setInterval(() => {
-      void heartbeatRun(deps.db, run.id, fence).then((current) => {
+      void heartbeatRun(deps.db, run, fence).then((current) => {
         if (!current) controller.abort('stale' satisfies StopReason);
       });
       void deps.slots?.refresh(run.tenantId, run.id);
@@ -197,6 +201,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       lifetimeMs: agent.limits.runTimeoutMs,
       ...(egress ? { egress } : {}),
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(deps.mcpStdioServers ? { stdioServers: deps.mcpStdioServers } : {}),
       publish: (event) => publish(run.id, event),
     });
     try {
@@ -261,7 +266,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
               });
             }
           : undefined,
-      pendingInput: (calls) => unansweredInput(deps.db, agent, run.id, calls),
+      pendingInput: (calls) => unansweredInput(deps.db, agent, run, calls),
       onModelResponse: async (message) => {
         stored = message;
         await checkpoint(deps.db, run, fence, [message]);
@@ -298,7 +303,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     const pending = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
     if (pending.length === 0) return 'done'; // the final answer is stored; only the status was not
     // A person has not answered yet (the job was run again early): keep waiting.
-    const unanswered = await unansweredInput(deps.db, agent, run.id, pending);
+    const unanswered = await unansweredInput(deps.db, agent, run, pending);
     if (unanswered.length > 0) return { pending: unanswered };
     const results: ToolResultPart[] = [];
     for (const call of pending) {
@@ -330,7 +335,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     outcome: RunOutcome,
     totals: { usage?: Usage; toolCallCount?: number } = {},
   ): Promise<void> {
-    const written = await finishRunFenced(deps.db, run.id, fence, {
+    const written = await finishRunFenced(deps.db, run, fence, {
       status: outcome.status,
       ...(outcome.error ? { error: outcome.error } : {}),
       ...totals,
@@ -352,7 +357,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       usage: addUsage(run.usage, result.usage),
       toolCallCount: run.toolCallCount + result.toolCallCount,
     });
-    if (!(await markRunWaiting(deps.db, run.id, fence))) return;
+    if (!(await markRunWaiting(deps.db, run, fence, result.pending ?? []))) return;
     // The loop announced `waiting` itself when the model asked; a resume that found no answer yet did not.
     if (result.steps.length === 0) await publish(run.id, { type: 'waiting', pending: result.pending ?? [] });
     await publish(run.id, { type: 'run-status', status: 'waiting', pending: result.pending ?? [] });
@@ -360,7 +365,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
 
   /** Wakes the conversation's next queued run now instead of at its next requeue. */
   async function startNext(run: Run): Promise<void> {
-    const next = (await activeRuns(deps.db, run.conversationId)).find((r) => r.status === 'queued');
+    const next = (await activeRuns(deps.db, run.tenantId, run.conversationId)).find((r) => r.status === 'queued');
     if (next) await deps.enqueue?.(next.id, next.tenantId).catch(() => {});
   }
 

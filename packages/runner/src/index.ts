@@ -12,6 +12,7 @@ export {
   secretKeysFromEnv,
 } from './env.ts';
 export { createRunProcessor, type RunExecutorDeps, type RunProcessor } from './execute-run.ts';
+export { mcpStdioServersFromEnv, type StdioServerDefinitions } from './mcp-stdio-env.ts';
 export {
   type AgentModelChoice,
   createModel,
@@ -25,3 +26,11 @@ export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor
 export { type SweeperOptions, startSweeper, sweepStuckRuns } from './sweeper.ts';
 export { systemContext } from './system-context.ts';
 export { openSecrets, secretContext, secretsNotConfigured } from './tenant-secrets.ts';
+export { parseRetryAfter, retryDelayMs } from './webhooks/backoff.ts';
+export {
+  createWebhookDispatcher,
+  type WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from './webhooks/dispatcher.ts';
+export { defaultWebhookSettings, type WebhookSettings, webhookSettingsFromEnv } from './webhooks/settings.ts';
+export { signatureHeaders } from './webhooks/signature.ts';

@@ -1,6 +1,6 @@
 import type { PendingInput } from '@agentry/agent';
 import type { CompiledAgent } from '@agentry/config';
-import { type Db, toolCallRecords } from '@agentry/db';
+import { type Db, type RunRef, toolCallRecords } from '@agentry/db';
 import type { ToolCallPart } from '@agentry/llm';
 
 /** Which kind of person's answer a tool call needs, if any. */
@@ -16,12 +16,12 @@ export function inputKind(agent: CompiledAgent, name: string): PendingInput['kin
  * without a result, and approval tools without a decision.
  *
  * @example
- * const pending = await unansweredInput(db, agent, run.id, calls);
+ * const pending = await unansweredInput(db, agent, run, calls);
  */
 export async function unansweredInput(
   db: Db,
   agent: CompiledAgent,
-  runId: string,
+  run: RunRef,
   calls: ToolCallPart[],
 ): Promise<PendingInput[]> {
   const needing = calls.flatMap((call) => {
@@ -33,7 +33,7 @@ export async function unansweredInput(
     (
       await toolCallRecords(
         db,
-        runId,
+        run,
         needing.map((n) => n.call.id),
       )
     )

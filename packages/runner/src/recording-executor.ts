@@ -49,13 +49,13 @@ export function createRecordingExecutor(options: RecordingExecutorOptions): Tool
             message: 'A person declined this tool call. Do not try it again; tell the user.',
           },
         };
-        await completeToolCall(db, { runId: run.id, toolCallId: call.id }, fence, declined);
+        await completeToolCall(db, { runId: run.id, tenantId: run.tenantId, toolCallId: call.id }, fence, declined);
         return declined;
       }
       if (!created && record.status === 'approved') {
         // Approved by a person: now it runs, once; the record moves on to started → completed.
         const result = await options.inner.execute(call, callOptions);
-        await completeToolCall(db, { runId: run.id, toolCallId: call.id }, fence, {
+        await completeToolCall(db, { runId: run.id, tenantId: run.tenantId, toolCallId: call.id }, fence, {
           output: result.output,
           isError: result.isError,
           ...(result.errorCode ? { errorCode: result.errorCode } : {}),
@@ -84,7 +84,7 @@ export function createRecordingExecutor(options: RecordingExecutorOptions): Tool
           : await options.inner.execute(call, callOptions);
       // A cancelled call has no settled outcome: leave it "started" so a resume treats it as unknown.
       if (result.errorCode !== 'tool_cancelled') {
-        await completeToolCall(db, { runId: run.id, toolCallId: call.id }, fence, {
+        await completeToolCall(db, { runId: run.id, tenantId: run.tenantId, toolCallId: call.id }, fence, {
           output: result.output,
           isError: result.isError,
           ...(result.errorCode ? { errorCode: result.errorCode } : {}),

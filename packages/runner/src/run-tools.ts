@@ -1,11 +1,12 @@
-import type { AgentEvent, AgentRunResult, StepRecord, ToolExecutor } from '@agentry/agent';
-import type { CompiledAgent, ToolContext } from '@agentry/config';
+import type { AgentRunResult, StepRecord, ToolExecutor } from '@agentry/agent';
+import { type CompiledAgent, type CompiledSkill, MAX_SKILL_DEPTH, type ToolContext } from '@agentry/config';
 import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
 import { addUsage, emptyUsage, type LanguageModel, type Usage } from '@agentry/llm';
-import { createMcpToolExecutor, readDiscoveredTools } from '@agentry/mcp';
+import { createMcpToolExecutor, readDiscoveredTools, type StdioServerDefinitions } from '@agentry/mcp';
 import { composeExecutors } from './compose-executors.ts';
 import { idempotencyKeyFor } from './recording-executor.ts';
-import { createSkillExecutor } from './skill-executor.ts';
+import { createSkillExecutor, type SkillEvent, type SkillScope, type SkillTools } from './skill-executor.ts';
+import { budgetTokens, countingModel, subtractUsage } from './usage-budget.ts';
 
 export interface RunToolsOptions {
   agent: CompiledAgent;
@@ -18,10 +19,12 @@ export interface RunToolsOptions {
   run: { id: string; toolCallCount: number; traceId: string };
   egress?: EgressPolicy;
   fetch?: typeof fetch;
+  /** The platform operator's stdio MCP servers (`MCP_STDIO_SERVERS`). */
+  stdioServers?: StdioServerDefinitions;
   /** How long MCP sessions may stay open: the run's remaining time. */
   lifetimeMs: number;
   /** Publishes a skill's events into the parent run's stream. */
-  publish(event: { type: 'skill-event'; skill: string; toolCallId: string; event: AgentEvent }): Promise<void>;
+  publish(event: SkillEvent): Promise<void>;
 }
 
 /** Every tool of a run behind one executor, plus the bookkeeping skills need. */
@@ -42,7 +45,9 @@ export interface RunTools {
 /**
  * The tools of one run: HTTP tools, the MCP tools stored at publish (one session per server,
  * closed by `close()`), and skills — sub-runs on the same model whose tools are the skill's own
- * HTTP tools, bounded by what the parent has left of its budgets.
+ * HTTP tools, the MCP tools of the servers it names (its own sessions, closed when the sub-run
+ * ends) and the skills it may call (at most `MAX_SKILL_DEPTH` deep), bounded by what the parent
+ * has left of its budgets.
  *
  * @example
  * const tools = createRunTools({ ...setup, run, lifetimeMs, publish });
@@ -50,26 +55,60 @@ export interface RunTools {
  */
 export function createRunTools(options: RunToolsOptions): RunTools {
   const { agent } = options;
-  const mcp = createMcpToolExecutor({
-    servers: agent.mcpServers,
-    discovered: readDiscoveredTools(options.discoveredTools),
-    secrets: options.toolContext.secrets,
-    lifetimeMs: options.lifetimeMs,
-    ...(options.egress ? { egress: options.egress } : {}),
-  });
+  const discovered = readDiscoveredTools(options.discoveredTools);
+  const started = Date.now();
+  const mcpFor = (servers: CompiledAgent['mcpServers'], lifetimeMs: number) =>
+    createMcpToolExecutor({
+      servers,
+      discovered,
+      secrets: options.toolContext.secrets,
+      lifetimeMs,
+      ...(options.egress ? { egress: options.egress } : {}),
+      ...(options.stdioServers ? { stdioServers: options.stdioServers } : {}),
+    });
+  const mcp = mcpFor(agent.mcpServers, options.lifetimeMs);
+  const toolsFor = (skill: CompiledSkill, scope: SkillScope): SkillTools => {
+    const http = createHttpToolExecutor({
+      agent: skill.agent,
+      context: options.toolContext,
+      idempotencyKey: (call) => idempotencyKeyFor(options.run.id, `${scope.path}:${call.id}`),
+      ...(options.egress ? { egress: options.egress } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    // The sub-run's own sessions: they end with it, never with the parent's.
+    const remaining = Math.max(1000, options.lifetimeMs - (Date.now() - started));
+    const skillMcp =
+      skill.agent.mcpServers.length > 0
+        ? mcpFor(skill.agent.mcpServers, Math.min(skill.agent.limits.runTimeoutMs, remaining))
+        : undefined;
+    const nested =
+      skill.skills.length > 0 && scope.depth < MAX_SKILL_DEPTH
+        ? createSkillExecutor({
+            skills: skill.skills,
+            model: options.model,
+            toolsFor,
+            budget: scope.budget,
+            ...(scope.onEvent ? { onEvent: scope.onEvent } : {}),
+            traceId: options.run.traceId,
+            depth: scope.depth + 1,
+            pathPrefix: scope.path,
+          })
+        : undefined;
+    const rest = [skillMcp, nested].filter((e): e is NonNullable<typeof e> => e !== undefined);
+    return {
+      executor: composeExecutors(http, ...rest),
+      ...(nested ? { nested } : {}),
+      close: async () => {
+        await skillMcp?.close();
+      },
+    };
+  };
   let parentTokens = 0;
   let parentToolCalls = 0;
   const skills = createSkillExecutor({
     skills: agent.skills,
     model: options.model,
-    toolsFor: (skill) =>
-      createHttpToolExecutor({
-        agent: skill.agent,
-        context: options.toolContext,
-        idempotencyKey: (call) => idempotencyKeyFor(options.run.id, `${skill.toolName}:${call.id}`),
-        ...(options.egress ? { egress: options.egress } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      }),
+    toolsFor,
     budget: () => {
       const spent = skills.spent();
       return {
@@ -115,38 +154,5 @@ export function createRunTools(options: RunToolsOptions): RunTools {
       };
     },
     close: () => mcp.close(),
-  };
-}
-
-/** The same model, reporting the usage of every answer (generated or streamed) as it arrives. */
-function countingModel(model: LanguageModel, onUsage: (usage: Usage) => void): LanguageModel {
-  return {
-    provider: model.provider,
-    modelId: model.modelId,
-    async generate(request, callOptions) {
-      const response = await model.generate(request, callOptions);
-      onUsage(response.usage);
-      return response;
-    },
-    async *stream(request, callOptions) {
-      for await (const event of model.stream(request, callOptions)) {
-        if (event.type === 'finish') onUsage(event.response.usage);
-        yield event;
-      }
-    },
-  };
-}
-
-/** Tokens counted against a budget, as the agent loop counts them. */
-function budgetTokens(usage: Usage): number {
-  return usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens;
-}
-
-function subtractUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens - b.inputTokens,
-    outputTokens: a.outputTokens - b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens - b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens - b.cacheWriteTokens,
   };
 }

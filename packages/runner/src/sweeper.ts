@@ -27,7 +27,7 @@ export async function sweepStuckRuns(options: SweeperOptions): Promise<{ requeue
   let timedOut = 0;
   for (const run of await staleRuns(options.db, new Date(now - options.staleAfterMs))) {
     if (now - run.createdAt.getTime() > options.giveUpAfterMs) {
-      const ended = await finishRunUnfenced(options.db, run.id, {
+      const ended = await finishRunUnfenced(options.db, run, {
         status: 'timed_out',
         error: {
           code: 'run_abandoned',

@@ -8,3 +8,4 @@ export {
 export { createRunTelemetry, type RunRef, type RunTelemetry } from './run-telemetry.ts';
 export { startTelemetry, type TelemetryHandle, type TelemetryOptions } from './start-telemetry.ts';
 export { runTraceContext, traceModel, traceTools, withSpan } from './tracing.ts';
+export { type WebhookMetrics, webhookMetrics } from './webhook-metrics.ts';

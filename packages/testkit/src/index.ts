@@ -1,5 +1,6 @@
 export * from './fake-llm/index.ts';
 export * from './mcp-server.ts';
+export { testMcpStdioCommand } from './mcp-stdio-server.ts';
 export * from './recording-server.ts';
 export { availableServices, canConnect, deleteRedisKeys, testServices } from './services.ts';
 export {

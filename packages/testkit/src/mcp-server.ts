@@ -9,9 +9,13 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
+  GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
 /** One tool of the test server: a raw JSON input schema and what a call answers. */
@@ -113,6 +117,65 @@ export function defaultTestMcpTools(): TestMcpTool[] {
   ];
 }
 
+/** The test server's one resource and one prompt (listed, read and filled like a real server's). */
+export const testMcpHandbook = { uri: 'test://handbook', name: 'Handbook', mimeType: 'text/markdown' };
+export const testMcpHandbookText = '# Handbook\nRefunds within 30 days.';
+
+/**
+ * The MCP protocol side of the test server, transport-free (HTTP, SSE and stdio share it): tools
+ * from the live map, the handbook resource (`resources/read`, unknown URIs are an error) and the
+ * `summarise` prompt with a required `ticket` argument.
+ *
+ * @example
+ * await createTestMcpProtocolServer(new Map(), () => {}).connect(new StdioServerTransport());
+ */
+export function createTestMcpProtocolServer(
+  tools: ReadonlyMap<string, TestMcpTool>,
+  onCall: (tool: string, args: Record<string, unknown>) => void,
+): Server {
+  const server = new Server(
+    { name: 'agentry-test-mcp', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = tools.get(request.params.name);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    onCall(request.params.name, args);
+    if (!tool) return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
+    return tool.run(args, extra.signal);
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [testMcpHandbook] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    if (request.params.uri !== testMcpHandbook.uri) {
+      throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}`);
+    }
+    return { contents: [{ uri: testMcpHandbook.uri, mimeType: testMcpHandbook.mimeType, text: testMcpHandbookText }] };
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [
+      {
+        name: 'summarise',
+        description: 'Summarise a ticket',
+        arguments: [{ name: 'ticket', description: 'The ticket number', required: true }],
+      },
+    ],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const ticket = request.params.arguments?.ticket;
+    if (request.params.name !== 'summarise' || !ticket) {
+      throw new McpError(ErrorCode.InvalidParams, `no prompt ${request.params.name} with those arguments`);
+    }
+    return {
+      description: 'Summarise a ticket',
+      messages: [{ role: 'user', content: { type: 'text', text: `Summarise ticket ${ticket} in one sentence.` } }],
+    };
+  });
+  return server;
+}
+
 /**
  * An MCP server on 127.0.0.1 speaking Streamable HTTP (`url`) and HTTP+SSE (`sseUrl`), built on the
  * official SDK, with a tool list tests can change between calls.
@@ -128,29 +191,8 @@ export async function startTestMcpServer(options: { tools?: TestMcpTool[] } = {}
   const httpSessions = new Map<string, StreamableHTTPServerTransport>();
   const sseSessions = new Map<string, SSEServerTransport>();
 
-  const newServer = (headers: Record<string, string>) => {
-    const server = new Server(
-      { name: 'agentry-test-mcp', version: '1.0.0' },
-      { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} } },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-    }));
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const tool = tools.get(request.params.name);
-      const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-      calls.push({ tool: request.params.name, arguments: args, headers });
-      if (!tool) return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
-      return tool.run(args, extra.signal);
-    });
-    server.setRequestHandler(ListResourcesRequestSchema, () => ({
-      resources: [{ uri: 'test://handbook', name: 'Handbook', mimeType: 'text/markdown' }],
-    }));
-    server.setRequestHandler(ListPromptsRequestSchema, () => ({
-      prompts: [{ name: 'summarise', description: 'Summarise a ticket' }],
-    }));
-    return server;
-  };
+  const newServer = (headers: Record<string, string>) =>
+    createTestMcpProtocolServer(tools, (tool, args) => calls.push({ tool, arguments: args, headers }));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');

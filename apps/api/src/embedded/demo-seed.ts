@@ -2,26 +2,62 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAgentConfig } from '@agentry/config';
-import { countTenants, createAgent, createConversation, createTenantWithKey, type Db } from '@agentry/db';
+import {
+  addMember,
+  countTenants,
+  createAgent,
+  createConversation,
+  createTenantWithKey,
+  createUser,
+  type Db,
+  findUserByEmail,
+} from '@agentry/db';
 import { generateSecretKey } from '../http/auth.ts';
+import { hashPassword } from '../http/password.ts';
 
 export interface DemoCredentials {
   tenant_id: string;
   api_key: string;
   agent_id: string;
   conversation_id: string;
+  /** The demo dashboard user (owner of the demo tenant) and its generated password. */
+  user_email?: string;
+  user_password?: string;
+}
+
+/** The demo dashboard user's email. */
+export const DEMO_USER_EMAIL = 'admin@example.com';
+
+/**
+ * The demo tenant's dashboard owner, with a random password (kept in `demo.json` like the demo
+ * key, so later starts print it again). Credentials from before dashboard accounts get one too.
+ */
+async function ensureDemoUser(db: Db, credentials: DemoCredentials, file: string): Promise<DemoCredentials> {
+  if (credentials.user_email) return credentials;
+  if (await findUserByEmail(db, DEMO_USER_EMAIL)) return credentials;
+  const password = randomBytes(12).toString('base64url');
+  const user = await createUser(db, {
+    email: DEMO_USER_EMAIL,
+    name: 'Demo admin',
+    passwordHash: await hashPassword(password),
+  });
+  if (!user) return credentials;
+  await addMember(db, credentials.tenant_id, user.id, 'owner');
+  const updated = { ...credentials, user_email: DEMO_USER_EMAIL, user_password: password };
+  writeFileSync(file, `${JSON.stringify(updated, null, 2)}\n`, { mode: 0o600 });
+  return updated;
 }
 
 const DEMO_CONFIG = new URL('../../../../configs/seed-demo-booking.json', import.meta.url);
 
 /**
  * On the embedded mode's first start (no tenants yet): a demo tenant, key, agent (from
- * `configs/`) and conversation. The credentials are kept in the local data dir so later starts can
+ * `configs/`), conversation and dashboard owner (`admin@example.com`). The credentials are kept in the local data dir so later starts can
  * print them again; this is a single-user development install.
  */
 export async function seedDemo(db: Db, dataDir: string): Promise<DemoCredentials | undefined> {
   const file = join(dataDir, 'demo.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
+  if (existsSync(file)) return ensureDemoUser(db, JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials, file);
   if ((await countTenants(db)) > 0) return undefined;
   const raw = JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as Record<string, unknown>;
   const { config, hash } = loadAgentConfig(raw);
@@ -42,7 +78,7 @@ export async function seedDemo(db: Db, dataDir: string): Promise<DemoCredentials
   });
   const credentials = { tenant_id: tenant.id, api_key: key.key, agent_id: agent.id, conversation_id: conversation.id };
   writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-  return credentials;
+  return ensureDemoUser(db, credentials, file);
 }
 
 /** The embedded mode's operator token: from the environment, else generated once and kept locally. */
@@ -67,6 +103,11 @@ export function banner(
     lines.push(
       `  demo tenant key:      ${demo.api_key}`,
       `  demo agent:           ${demo.agent_id}`,
+      ...(demo.user_email
+        ? [
+            `  dashboard sign-in:    ${url}/dashboard/  ${demo.user_email} / ${demo.user_password ?? '(see .data/demo.json)'}`,
+          ]
+        : []),
       '',
       'Talk to the demo agent:',
       `  curl -s -X POST ${url}/v1/conversations/${demo.conversation_id}/messages \\`,

@@ -4,13 +4,20 @@ import { AppError, errors } from '@agentry/errors';
 import type { SecretBox } from '@agentry/secrets';
 import type { MiddlewareHandler } from 'hono';
 import { verifyEndUser } from './end-user.ts';
+import { requestOrigin } from './request-origin.ts';
 import { hasScope, originAllowed, publishableMayCall, scopeFor } from './scopes.ts';
+import { authenticateSession } from './session-auth.ts';
 
-/** Who is calling: the key's tenant, kind and grants. */
+/** Who is calling: the key's (or signed-in user's) tenant, kind and grants. */
 export interface Principal {
+  /** The API key's id; for a dashboard user `user:<user id>` (rate limits count per caller). */
   keyId: string;
-  kind: 'secret' | 'publishable';
+  /** `user`: a dashboard user signed in with a session cookie, acting in the tenant it selected. */
+  kind: 'secret' | 'publishable' | 'user';
+  /** A user's scopes follow from its role in the tenant. */
   scopes: string[];
+  /** Dashboard users: who, with which session and role. */
+  user?: { id: string; email: string; sessionId: string; role: 'owner' | 'editor' | 'viewer' };
   /** Publishable keys: the agents they may chat with. */
   allowedAgents?: string[];
   /** The end user a verified `X-End-User-Token` vouches for. */
@@ -19,7 +26,8 @@ export interface Principal {
 
 export interface AuthVariables {
   tenant: Tenant;
-  apiKeyId: string;
+  /** Set for API keys only (dashboard users have `principal.user`). */
+  apiKeyId?: string;
   principal: Principal;
 }
 
@@ -60,18 +68,21 @@ const TOUCH_INTERVAL_MS = 60_000;
 /**
  * Requires a valid, unrevoked tenant key and checks what it may do: a secret key needs the route's
  * scope; a publishable key may only chat, only from its allowed origins. Sets `tenant` and
- * `principal` on the context.
+ * `principal` on the context. Without an `Authorization` header, a dashboard session cookie is
+ * accepted instead (see `authenticateSession`: tenant from `X-Agentry-Tenant`, role, CSRF).
  */
 export function requireTenantKey(db: Db, secretBox?: SecretBox): MiddlewareHandler<{ Variables: AuthVariables }> {
   const lastTouched = new Map<string, number>();
+  const sessions = authenticateSession(db);
   return async (c, next) => {
     const key = bearer(c.req.header('authorization'));
+    if (!key && c.req.header('authorization') === undefined && (await sessions(c))) return next();
     if (!key) throw errors.unauthorized('Send your API key as `Authorization: Bearer sk_…`');
     const found = await findActiveApiKey(db, hashKey(key));
     if (!found) throw errors.unauthorized('The API key is not valid, or it was revoked');
     const { method, path } = c.req;
     if (found.key.kind === 'publishable') {
-      const origin = c.req.header('origin');
+      const origin = requestOrigin(c);
       if (!origin || !originAllowed(origin, found.key.allowedOrigins ?? [])) {
         throw new AppError({
           code: 'origin_not_allowed',
@@ -104,7 +115,7 @@ export function requireTenantKey(db: Db, secretBox?: SecretBox): MiddlewareHandl
     // Writing last-used on every request would add a write to every read; once a minute is enough.
     if ((lastTouched.get(found.key.id) ?? 0) < now - TOUCH_INTERVAL_MS) {
       lastTouched.set(found.key.id, now);
-      await touchApiKey(db, found.key.id, new Date(now));
+      await touchApiKey(db, found.tenant.id, found.key.id, new Date(now));
     }
     await next();
   };

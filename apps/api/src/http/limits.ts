@@ -1,21 +1,35 @@
 import { type Db, type Tenant, tenantUsageSince } from '@agentry/db';
 import { AppError } from '@agentry/errors';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AuthVariables } from './auth.ts';
+import { clientIp } from './client-ip.ts';
 
 export interface RateLimitOptions {
   /** Requests per minute per tenant (a tenant's own setting wins) and per key. */
   perMinute: number;
+  /**
+   * Requests per minute per end user: the user a verified `X-End-User-Token` names, or, for an
+   * anonymous visitor of a publishable key, that key and the client's IP address. Unset: no limit.
+   */
+  perEndUserPerMinute?: number;
+  /**
+   * Proxies in front of the API that append the client address to `X-Forwarded-For` (0: the
+   * socket's peer is the client). Only their entries are trusted; anything further left is the
+   * client's own claim.
+   */
+  trustedProxies?: number;
   /** Shared counters across API processes; memory when absent (embedded mode). */
   redis?: Redis;
   prefix?: string;
 }
 
 /**
- * Rate limits per tenant and per key (a fixed one-minute window), answering 429 with Retry-After.
- * Counters live in Redis so every API process shares them.
+ * Rate limits per end user, per tenant and per key (a fixed one-minute window), answering 429 with
+ * Retry-After (`end_user_rate_limited` or `rate_limited`). The end user is counted first, so one
+ * busy visitor is stopped before it uses up its tenant's and key's allowance. Counters live in
+ * Redis so every API process shares them.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
   const make = (keyPrefix: string) => {
@@ -33,12 +47,28 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variab
   };
   const tenantLimiter = make('tenant');
   const keyLimiter = make('key');
+  const endUserLimiter = make('end-user');
   return async (c, next) => {
+    const endUser = options.perEndUserPerMinute ? endUserKey(c, options.trustedProxies ?? 0) : undefined;
+    if (endUser) await consume(endUserLimiter, endUser, options.perEndUserPerMinute!, 'end user', END_USER_CODE);
     const tenantLimit = c.var.tenant.requestsPerMinute ?? options.perMinute;
     await consume(tenantLimiter, c.var.tenant.id, tenantLimit, 'tenant');
-    await consume(keyLimiter, c.var.apiKeyId, options.perMinute, 'key');
+    await consume(keyLimiter, c.var.principal.keyId, options.perMinute, 'key');
     await next();
   };
+}
+
+const END_USER_CODE = 'end_user_rate_limited';
+
+/**
+ * Whom the per-end-user limit counts: a verified end user (per tenant), else an anonymous visitor
+ * of a publishable key (per key and client IP); none for the tenant's own servers and users.
+ */
+function endUserKey(c: Context<{ Variables: AuthVariables }>, trustedProxies: number): string | undefined {
+  const { principal, tenant } = c.var;
+  if (principal.endUserId !== undefined) return `${tenant.id}:user:${principal.endUserId}`;
+  if (principal.kind === 'publishable') return `${principal.keyId}:ip:${clientIp(c, trustedProxies)}`;
+  return undefined;
 }
 
 async function consume(
@@ -46,20 +76,21 @@ async function consume(
   key: string,
   limit: number,
   scope: string,
+  code = 'rate_limited',
 ): Promise<void> {
   try {
     // One counter per key; the limit is checked here so a tenant's own setting applies immediately.
     const res = await limiter.penalty(key, 1);
-    if (res.consumedPoints > limit) throw tooMany(scope, res.msBeforeNext);
+    if (res.consumedPoints > limit) throw tooMany(scope, res.msBeforeNext, code);
   } catch (error) {
-    if (error instanceof RateLimiterRes) throw tooMany(scope, error.msBeforeNext);
+    if (error instanceof RateLimiterRes) throw tooMany(scope, error.msBeforeNext, code);
     throw error;
   }
 }
 
-function tooMany(scope: string, msBeforeNext: number): AppError {
+function tooMany(scope: string, msBeforeNext: number, code: string): AppError {
   return new AppError({
-    code: 'rate_limited',
+    code,
     message: `Too many requests for this ${scope}; slow down`,
     category: 'user',
     status: 429,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { hasScope, originAllowed, publishableMayCall, scopeFor, validOriginPattern } from './scopes.ts';
+import {
+  hasScope,
+  originAllowed,
+  publishableMayCall,
+  roleMayCall,
+  scopeFor,
+  scopesForRole,
+  validOriginPattern,
+} from './scopes.ts';
 
 describe('scopes and origins', () => {
   it('derives the scope from the route', () => {
@@ -40,5 +48,24 @@ describe('scopes and origins', () => {
     expect(validOriginPattern('https://example.com/path')).toBe(false);
     expect(validOriginPattern('*.example.com')).toBe(false);
     expect(validOriginPattern('javascript://x')).toBe(false);
+  });
+
+  it('maps dashboard roles to scopes', () => {
+    const may = (role: 'owner' | 'editor' | 'viewer', method: string, path: string) =>
+      roleMayCall(role, method, path, 'me');
+    expect(scopesForRole('owner')).toEqual(['*']);
+    expect(may('editor', 'POST', '/v1/agents')).toBe(true);
+    expect(may('editor', 'PUT', '/v1/secrets/X')).toBe(true);
+    expect(may('editor', 'POST', '/v1/chat/completions')).toBe(true);
+    expect(may('editor', 'GET', '/v1/audit-events')).toBe(true);
+    expect(may('editor', 'POST', '/v1/api-keys')).toBe(false);
+    expect(may('editor', 'PATCH', '/v1/members/other')).toBe(false);
+    expect(may('editor', 'POST', '/v1/invitations')).toBe(false);
+    expect(may('viewer', 'GET', '/v1/members')).toBe(true);
+    expect(may('viewer', 'POST', '/v1/conversations')).toBe(false);
+    // Anyone may leave; nobody else's membership.
+    expect(may('viewer', 'DELETE', '/v1/members/me')).toBe(true);
+    expect(may('viewer', 'DELETE', '/v1/members/other')).toBe(false);
+    expect(may('viewer', 'PATCH', '/v1/members/me')).toBe(false);
   });
 });

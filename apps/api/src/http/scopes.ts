@@ -9,6 +9,9 @@ export const SCOPE_RESOURCES = [
   'audit-events',
   'chat',
   'models',
+  'members',
+  'invitations',
+  'webhook-deliveries',
 ] as const;
 
 export const ALL_SCOPES = ['*', ...SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`])];
@@ -27,6 +30,33 @@ export function scopeFor(method: string, path: string): string {
 
 export function hasScope(granted: readonly string[], needed: string): boolean {
   return granted.includes('*') || granted.includes(needed);
+}
+
+/** A dashboard user's role in a tenant. */
+export type Role = 'owner' | 'editor' | 'viewer';
+
+const EDITOR_WRITES = ['agents', 'conversations', 'runs', 'chat', 'models', 'secrets', 'webhook-deliveries'];
+
+/**
+ * What a role may do, as key scopes: owners everything; editors change agents, conversations,
+ * runs, chat, models and secrets, retry webhook deliveries, and read the rest; viewers only read.
+ *
+ * @example
+ * hasScope(scopesForRole('editor'), 'members:write'); // false
+ */
+export function scopesForRole(role: Role): string[] {
+  if (role === 'owner') return ['*'];
+  const reads = SCOPE_RESOURCES.map((r) => `${r}:read`);
+  return role === 'editor' ? [...reads, ...EDITOR_WRITES.map((r) => `${r}:write`)] : reads;
+}
+
+/**
+ * Whether a user with `role` may make this request: the role's scopes, plus leaving a tenant
+ * (`DELETE /v1/members/<own id>`), which every member may do.
+ */
+export function roleMayCall(role: Role, method: string, path: string, userId: string): boolean {
+  if (hasScope(scopesForRole(role), scopeFor(method, path))) return true;
+  return method === 'DELETE' && path === `/v1/members/${userId}`;
 }
 
 /** What a publishable (browser) key may do: chat with its agents, nothing else. */

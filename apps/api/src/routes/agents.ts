@@ -18,14 +18,28 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
-import { discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
+import { assertStdioServersAllowed, discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
 import { toolTestRoute } from './tool-test.ts';
 
 const NewVersion = z.strictObject({ config: z.unknown(), publish: z.boolean().optional() });
 const Validate = z.strictObject({ config: z.unknown() });
 
+const EXAMPLE_CONFIG = {
+  basic_settings: { name: 'Support', personality: 'Friendly and brief', language: 'English' },
+};
+const agentId: Record<string, ParamDoc> = { id: { description: 'The agent id', resource: 'agent' } };
+const versionParams: Record<string, ParamDoc> = {
+  ...agentId,
+  n: {
+    description: 'The version number (1, 2, …)',
+    resource: 'agent_version',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+const configBody = { config: ref('AgentConfig') };
 async function loadAgent(db: Db, tenantId: string, id: string) {
   const agent = isId(id) ? await getAgent(db, tenantId, id) : undefined;
   if (!agent) throw errors.notFound('agent', id);
@@ -54,20 +68,58 @@ function summary(config: AgentConfig, hash: string) {
 export function agentRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
+  app.post(
+    '/validate',
+    doc({
+      operationId: 'validateAgentConfig',
+      tag: 'Agents',
+      summary: 'Validate an agent config without storing it',
+      description: 'A 422 lists every problem at once (JSON pointers into the config).',
+      auth: 'tenant',
+      body: { schema: Validate, replace: configBody, example: { config: EXAMPLE_CONFIG } },
+      responses: { 200: { description: 'The config is valid: a summary of it', schema: ref('AgentSummary') } },
+    }),
+  );
   app.post('/validate', async (c) => {
     const body = await readJson(c, Validate);
     const { config, hash } = loadAgentConfig(body.config); // a 422 lists every issue
+    assertStdioServersAllowed(deps, config); // the same answer the upload would give
     return c.json({ valid: true, summary: summary(config, hash) });
   });
 
   app.route('/tools', toolTestRoute(deps));
 
+  app.get(
+    '/',
+    doc({
+      operationId: 'listAgents',
+      tag: 'Agents',
+      summary: 'List agents, newest first',
+      auth: 'tenant',
+      query: PAGE_QUERY,
+      responses: { 200: { description: 'A page of agents', schema: ref('AgentList') } },
+      errors: ['invalid_query'],
+    }),
+  );
   app.get('/', async (c) => {
     const page = readPage(c);
     const rows = await listAgents(deps.db, c.var.tenant.id, { ...page, limit: page.limit + 1 });
     return c.json(pageOf(rows, page, agentView));
   });
 
+  app.post(
+    '/',
+    doc({
+      operationId: 'createAgent',
+      tag: 'Agents',
+      summary: 'Create an agent from a config (version 1, published unless `publish: false`)',
+      description: 'MCP servers in the config are discovered now; one that cannot be reached fails the upload (422).',
+      auth: 'tenant',
+      body: { schema: NewVersion, replace: configBody, example: { config: EXAMPLE_CONFIG, publish: true } },
+      responses: { 201: { description: 'The agent and its first version', schema: ref('AgentCreated') } },
+      errors: ['secrets_not_configured', 'missing_secret'],
+    }),
+  );
   app.post('/', async (c) => {
     const body = await readJson(c, NewVersion);
     const { config, hash } = loadAgentConfig(body.config);
@@ -91,8 +143,38 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json({ ...agentView(agent), version: versionView(version, agent) }, 201);
   });
 
+  app.get(
+    '/:id',
+    doc({
+      operationId: 'getAgent',
+      tag: 'Agents',
+      summary: 'An agent',
+      auth: 'tenant',
+      path: agentId,
+      responses: { 200: { description: 'The agent', schema: ref('Agent') } },
+      errors: ['agent_not_found'],
+    }),
+  );
   app.get('/:id', async (c) => c.json(agentView(await loadAgent(deps.db, c.var.tenant.id, c.req.param('id')))));
 
+  app.get(
+    '/:id/prompt',
+    doc({
+      operationId: 'getAgentPrompt',
+      tag: 'Agents',
+      summary: 'The system prompt a version compiles to',
+      auth: 'tenant',
+      path: agentId,
+      query: {
+        version: {
+          description: 'Version number; default the published (else the latest) version',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      },
+      responses: { 200: { description: 'The system prompt', schema: ref('AgentPrompt') } },
+      errors: ['agent_not_found', 'agent_version_not_found'],
+    }),
+  );
   app.get('/:id/prompt', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const number = c.req.query('version')
@@ -104,12 +186,37 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json({ agent_id: agent.id, version: number, prompt: compileAgent(config, hash).systemPrompt });
   });
 
+  app.get(
+    '/:id/versions',
+    doc({
+      operationId: 'listAgentVersions',
+      tag: 'Agents',
+      summary: 'An agent’s versions',
+      auth: 'tenant',
+      path: agentId,
+      responses: { 200: { description: 'All versions (one page)', schema: ref('AgentVersionList') } },
+      errors: ['agent_not_found'],
+    }),
+  );
   app.get('/:id/versions', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const versions = await listAgentVersions(deps.db, agent.tenantId, agent.id);
     return c.json({ object: 'list', data: versions.map((v) => versionView(v, agent)), next_cursor: null });
   });
 
+  app.post(
+    '/:id/versions',
+    doc({
+      operationId: 'createAgentVersion',
+      tag: 'Agents',
+      summary: 'Add a version (immutable; published unless `publish: false`)',
+      auth: 'tenant',
+      path: agentId,
+      body: { schema: NewVersion, replace: configBody, example: { config: EXAMPLE_CONFIG, publish: false } },
+      responses: { 201: { description: 'The new version', schema: ref('AgentVersion') } },
+      errors: ['agent_not_found', 'secrets_not_configured', 'missing_secret'],
+    }),
+  );
   app.post('/:id/versions', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const body = await readJson(c, NewVersion);
@@ -139,6 +246,18 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json(versionView(created.version, created.agent), 201);
   });
 
+  app.get(
+    '/:id/versions/:n',
+    doc({
+      operationId: 'getAgentVersion',
+      tag: 'Agents',
+      summary: 'A version with its config and the MCP tools found at upload',
+      auth: 'tenant',
+      path: versionParams,
+      responses: { 200: { description: 'The version', schema: ref('AgentVersionDetail') } },
+      errors: ['agent_not_found', 'agent_version_not_found'],
+    }),
+  );
   app.get('/:id/versions/:n', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
@@ -146,6 +265,18 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json({ ...versionView(version, agent), config: version.config, ...versionMcpView(version) });
   });
 
+  app.post(
+    '/:id/versions/:n/mcp-check',
+    doc({
+      operationId: 'checkAgentVersionMcp',
+      tag: 'Agents',
+      summary: 'Discover a version’s MCP tools again and compare (runs are unaffected)',
+      auth: 'tenant',
+      path: versionParams,
+      responses: { 200: { description: 'Stored and current tools, with warnings', schema: ref('McpCheck') } },
+      errors: ['agent_not_found', 'agent_version_not_found', 'secrets_not_configured', 'missing_secret'],
+    }),
+  );
   // MCP (issue 9): re-discover and compare with the tools stored at publish; runs are unaffected.
   app.post('/:id/versions/:n/mcp-check', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
@@ -156,6 +287,18 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json({ agent_id: agent.id, version: version.version, ...checked });
   });
 
+  app.post(
+    '/:id/versions/:n/publish',
+    doc({
+      operationId: 'publishAgentVersion',
+      tag: 'Agents',
+      summary: 'Publish a version (new conversations and unpinned ones use it)',
+      auth: 'tenant',
+      path: versionParams,
+      responses: { 200: { description: 'The agent', schema: ref('Agent') } },
+      errors: ['agent_not_found', 'agent_version_not_found'],
+    }),
+  );
   app.post('/:id/versions/:n/publish', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const updated = await publishAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
@@ -170,6 +313,22 @@ export function agentRoutes(deps: ApiDeps) {
     return c.json(agentView(updated));
   });
 
+  app.get(
+    '/:id/versions/:a/diff/:b',
+    doc({
+      operationId: 'diffAgentVersions',
+      tag: 'Agents',
+      summary: 'What changed between two versions’ configs (JSON pointers)',
+      auth: 'tenant',
+      path: {
+        ...agentId,
+        a: { description: 'From version', resource: 'agent_version', schema: { type: 'integer', minimum: 1 } },
+        b: { description: 'To version', resource: 'agent_version', schema: { type: 'integer', minimum: 1 } },
+      },
+      responses: { 200: { description: 'The changes', schema: ref('AgentDiff') } },
+      errors: ['agent_not_found', 'agent_version_not_found'],
+    }),
+  );
   app.get('/:id/versions/:a/diff/:b', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const [a, b] = await Promise.all(

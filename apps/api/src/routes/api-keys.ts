@@ -6,6 +6,7 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, generateKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
 import { ALL_SCOPES, hasScope, validOriginPattern } from '../http/scopes.ts';
 
 const NewKey = z.strictObject({
@@ -40,11 +41,41 @@ function invalid(path: string, code: string, message: string) {
 export function apiKeyRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
+  app.get(
+    '/',
+    doc({
+      operationId: 'listApiKeys',
+      tag: 'API keys',
+      summary: 'The tenant’s keys (prefixes only), revoked ones included',
+      auth: 'tenant',
+      responses: { 200: { description: 'All keys (one page)', schema: ref('ApiKeyList') } },
+    }),
+  );
   app.get('/', async (c) => {
     const keys = await listApiKeys(deps.db, c.var.tenant.id);
     return c.json({ object: 'list', data: keys.map(keyView), next_cursor: null });
   });
 
+  app.post(
+    '/',
+    doc({
+      operationId: 'createApiKey',
+      tag: 'API keys',
+      summary: 'Create a secret key (scoped) or a publishable key (agents + allowed origins)',
+      description: 'A key can grant only scopes it has itself. The key is in the answer once.',
+      auth: 'tenant',
+      body: {
+        schema: NewKey,
+        example: {
+          kind: 'publishable',
+          name: 'Shop widget',
+          agents: [EXAMPLE_AGENT_ID],
+          allowed_origins: ['https://shop.example.com'],
+        },
+      },
+      responses: { 201: { description: 'The key, shown once', schema: ref('ApiKeyCreated') } },
+    }),
+  );
   app.post('/', async (c) => {
     const body = await readJson(c, NewKey);
     const tenantId = c.var.tenant.id;
@@ -130,6 +161,18 @@ export function apiKeyRoutes(deps: ApiDeps) {
     return c.json({ ...keyView(record), key: key.key }, 201);
   });
 
+  app.delete(
+    '/:id',
+    doc({
+      operationId: 'revokeApiKey',
+      tag: 'API keys',
+      summary: 'Revoke a key (at once, for every process)',
+      auth: 'tenant',
+      path: { id: { description: 'The key id', resource: 'api_key' } },
+      responses: { 200: { description: 'The revoked key', schema: ref('ApiKey') } },
+      errors: ['api_key_not_found'],
+    }),
+  );
   app.delete('/:id', async (c) => {
     const id = c.req.param('id');
     const revoked = isId(id) ? await revokeApiKey(deps.db, c.var.tenant.id, id) : undefined;

@@ -1,4 +1,4 @@
-import { auditEvents } from '@agentry/db';
+import { auditEvents, withSystemScope } from '@agentry/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, createTenant, type Harness, seedConfig, startHarness } from '../test-support/harness.ts';
 
@@ -57,7 +57,9 @@ describe('audit log', () => {
 
     // The value is nowhere: not in the API's answer, not in the table.
     expect(JSON.stringify(res.json)).not.toContain(SECRET_VALUE);
-    const rows = await h.platform.database.db.select().from(auditEvents);
+    const rows = await withSystemScope(h.platform.database.db, 'test: audit rows at rest', (tx) =>
+      tx.select().from(auditEvents),
+    );
     expect(JSON.stringify(rows)).not.toContain(SECRET_VALUE);
   });
 

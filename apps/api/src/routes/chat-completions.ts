@@ -26,6 +26,7 @@ import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, requireTenantKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { assertDailyQuota, rateLimit } from '../http/limits.ts';
+import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
 
 /**
  * The OpenAI-compatible surface: `POST /v1/chat/completions` (where `model` names an agent) and
@@ -423,6 +424,53 @@ export function chatCompletionRoutes(deps: ApiDeps) {
   app.use('/chat/completions', ...guards);
   app.use('/models', ...guards);
 
+  app.post(
+    '/chat/completions',
+    doc({
+      operationId: 'createChatCompletion',
+      tag: 'OpenAI-compatible',
+      summary: 'Chat with an agent through the OpenAI chat completions API',
+      description:
+        '`model` = agent id, `agent:<id>` or `agent:<id>@<version>`. Each request is a new conversation seeded with its earlier user/assistant turns; system and tool messages are ignored, client `tools` refused, context variables from `metadata`. `stream: true` answers SSE chunks. A run not done within `RUN_WAIT_MS` or not completed answers 504/502 with the run id and `x-should-retry: false`.',
+      auth: 'tenant',
+      errorFormat: 'openai',
+      body: {
+        schema: ChatRequest,
+        example: {
+          model: `agent:${EXAMPLE_AGENT_ID}`,
+          messages: [{ role: 'user', content: 'Where is my order A-1001?' }],
+        },
+      },
+      responses: {
+        200: {
+          description: 'The completion; with `stream: true`, `chat.completion.chunk` events ending with `[DONE]`',
+          schema: ref('ChatCompletion'),
+          also: { 'text/event-stream': { type: 'string' } },
+          headers: {
+            'x-agentry-run-id': 'The run that answered',
+            'x-agentry-conversation-id': 'The conversation the request created',
+          },
+        },
+      },
+      errors: [
+        'invalid_messages',
+        'unsupported_content',
+        'unsupported_parameter',
+        'unsupported_value',
+        'model_not_found',
+        'agent_not_published',
+        'invalid_context',
+        'missing_secret',
+        'quota_exceeded',
+        'model_not_configured',
+        'queue_unavailable',
+        'run_failed',
+        'run_cancelled',
+        'run_timeout',
+        'run_not_finished',
+      ],
+    }),
+  );
   app.post('/chat/completions', async (c) => {
     const body = await readJson(c, ChatRequest);
     refuseClientFeatures(body);
@@ -435,6 +483,17 @@ export function chatCompletionRoutes(deps: ApiDeps) {
     return completion(deps, c, tenantId, started, body.model);
   });
 
+  app.get(
+    '/models',
+    doc({
+      operationId: 'listModels',
+      tag: 'OpenAI-compatible',
+      summary: 'The tenant’s agents as OpenAI models',
+      auth: 'tenant',
+      errorFormat: 'openai',
+      responses: { 200: { description: 'The models', schema: ref('ModelList') } },
+    }),
+  );
   app.get('/models', async (c) => {
     const agents = await allAgents(deps, c.var.tenant.id);
     return c.json({ object: 'list', data: agents.map((a) => modelView(a, c.var.tenant.name)) });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
 import {
+  conversationRunSummaries,
   createConversation,
   createRunForMessage,
   type Db,
@@ -24,9 +25,11 @@ import { audit } from '../http/audit.ts';
 import { type AuthVariables, assertAgentAllowed, assertEndUserAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { assertDailyQuota } from '../http/limits.ts';
+import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
+import { readConversationFilters } from './conversation-filters.ts';
 
 const MAX_MESSAGE_CHARS = 32_000;
 
@@ -38,6 +41,10 @@ const NewConversation = z.strictObject({
 
 const NewMessage = z.strictObject({ content: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
 
+const conversationId: Record<string, ParamDoc> = {
+  id: { description: 'The conversation id', resource: 'conversation' },
+};
+const RUN_HEADERS = { Location: 'The run: /v1/runs/{id} (202 and streams)' };
 async function loadConversation(db: Db, principal: Principal, tenantId: string, id: string) {
   const conversation = isId(id) ? await getConversation(db, tenantId, id) : undefined;
   if (!conversation) throw errors.notFound('conversation', id);
@@ -50,6 +57,23 @@ async function loadConversation(db: Db, principal: Principal, tenantId: string, 
 export function conversationRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
+  app.post(
+    '/',
+    doc({
+      operationId: 'createConversation',
+      tag: 'Conversations',
+      summary: 'Start a conversation with an agent',
+      description:
+        'Follows the agent’s published version unless `agent_version` pins one. `context` must match the agent’s declared context variables; with a publishable key, `userId` comes only from a verified `X-End-User-Token`.',
+      auth: 'chat',
+      body: {
+        schema: NewConversation,
+        example: { agent_id: EXAMPLE_AGENT_ID },
+      },
+      responses: { 201: { description: 'The conversation', schema: ref('Conversation') } },
+      errors: ['agent_not_found', 'agent_version_not_found', 'agent_not_published', 'invalid_context'],
+    }),
+  );
   app.post('/', async (c) => {
     const body = await readJson(c, NewConversation);
     const tenantId = c.var.tenant.id;
@@ -77,18 +101,72 @@ export function conversationRoutes(deps: ApiDeps) {
     return c.json(conversationView(conversation), 201);
   });
 
+  app.get(
+    '/',
+    doc({
+      operationId: 'listConversations',
+      tag: 'Conversations',
+      summary: 'List conversations, newest first',
+      auth: 'tenant',
+      query: {
+        ...PAGE_QUERY,
+        agent_id: {
+          description: 'Only this agent’s conversations',
+          resource: 'agent',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        q: { description: 'Text in any message (at most 200 characters)', schema: { type: 'string', maxLength: 200 } },
+        from: { description: 'Created on or after this UTC day', schema: { type: 'string', format: 'date' } },
+        to: { description: 'Created on or before this UTC day', schema: { type: 'string', format: 'date' } },
+        status: {
+          description: 'The latest run’s status',
+          schema: { enum: ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timed_out'] },
+        },
+        has_error: { description: 'Whether any run failed', schema: { enum: ['true', 'false'] } },
+      },
+      responses: { 200: { description: 'A page of conversations', schema: ref('ConversationList') } },
+      errors: ['invalid_query'],
+    }),
+  );
   app.get('/', async (c) => {
     const page = readPage(c);
+    const filters = readConversationFilters(c.req.query());
     const agentId = c.req.query('agent_id');
     if (agentId !== undefined && !isId(agentId)) return c.json(pageOf([], page, conversationView));
     const rows = await listConversations(deps.db, c.var.tenant.id, {
       ...page,
       limit: page.limit + 1,
       ...(agentId ? { agentId } : {}),
+      ...filters,
     });
-    return c.json(pageOf(rows, page, conversationView));
+    // Each row also says how its runs went, so lists can show status and errors.
+    const summaries = await conversationRunSummaries(
+      deps.db,
+      c.var.tenant.id,
+      rows.map((r) => r.id),
+    );
+    return c.json(
+      pageOf(rows, page, (row) => ({
+        ...conversationView(row),
+        last_run_status: summaries.get(row.id)?.lastRunStatus ?? null,
+        has_error: summaries.get(row.id)?.hasError ?? false,
+      })),
+    );
   });
 
+  app.get(
+    '/:id',
+    doc({
+      operationId: 'getConversation',
+      tag: 'Conversations',
+      summary: 'A conversation and its transcript',
+      description: 'Publishable keys see text parts only (no tool calls or results).',
+      auth: 'chat',
+      path: conversationId,
+      responses: { 200: { description: 'The conversation with its messages', schema: ref('ConversationDetail') } },
+      errors: ['conversation_not_found'],
+    }),
+  );
   app.get('/:id', async (c) => {
     const conversation = await loadConversation(deps.db, c.var.principal, c.var.tenant.id, c.req.param('id'));
     const messages = await listMessages(deps.db, c.var.tenant.id, conversation.id);
@@ -99,6 +177,18 @@ export function conversationRoutes(deps: ApiDeps) {
     });
   });
 
+  app.delete(
+    '/:id',
+    doc({
+      operationId: 'deleteConversation',
+      tag: 'Conversations',
+      summary: 'Delete a conversation with its messages and runs',
+      auth: 'tenant',
+      path: conversationId,
+      responses: { 204: { description: 'Deleted' } },
+      errors: ['conversation_not_found'],
+    }),
+  );
   app.delete('/:id', async (c) => {
     const id = c.req.param('id');
     if (!isId(id) || !(await deleteConversation(deps.db, c.var.tenant.id, id)))
@@ -107,6 +197,41 @@ export function conversationRoutes(deps: ApiDeps) {
     return c.body(null, 204);
   });
 
+  app.post(
+    '/:id/messages',
+    doc({
+      operationId: 'sendMessage',
+      tag: 'Conversations',
+      summary: 'Send a message: queues a run and answers as asked',
+      description:
+        'By default waits for the run (up to `RUN_WAIT_MS`, then 202 with `Location`); `Accept: text/event-stream` streams its events; `Prefer: respond-async` answers 202 at once. A message while the previous run is active follows the agent’s `busy_policy`.',
+      auth: 'chat',
+      path: conversationId,
+      headers: {
+        Accept: { description: '`text/event-stream` to stream the run’s events' },
+        Prefer: { description: '`respond-async` to answer 202 at once' },
+      },
+      body: { schema: NewMessage, example: { content: 'I would like to book a table for two, tomorrow 7 pm' } },
+      responses: {
+        200: {
+          description: 'The finished run; with `Accept: text/event-stream`, the run’s events as they happen',
+          schema: ref('Run'),
+          also: { 'text/event-stream': SSE_SCHEMA },
+        },
+        202: { description: 'The run is still going: follow `Location`', schema: ref('Run'), headers: RUN_HEADERS },
+      },
+      errors: [
+        'conversation_not_found',
+        'agent_not_published',
+        'conversation_busy',
+        'missing_secret',
+        'quota_exceeded',
+        'model_not_configured',
+        'queue_unavailable',
+        'secrets_not_configured',
+      ],
+    }),
+  );
   app.post('/:id/messages', async (c) => {
     const tenantId = c.var.tenant.id;
     const conversation = await loadConversation(deps.db, c.var.principal, tenantId, c.req.param('id'));

@@ -5,6 +5,7 @@ import { errors } from '@agentry/errors';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
+import { doc } from '../http/openapi.ts';
 
 /** The dashboard's Vite build (`pnpm --filter @agentry/dashboard build`; `pnpm start` builds it). */
 export const dashboardDist = fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
@@ -29,6 +30,17 @@ export function dashboardRoutes() {
         formAction: ["'self'"],
       },
       referrerPolicy: 'no-referrer',
+    }),
+  );
+  app.get(
+    '/',
+    doc({
+      operationId: 'getDashboard',
+      tag: 'Operations',
+      summary: 'The admin dashboard (an SPA under /dashboard/)',
+      auth: 'public',
+      responses: { 302: { description: 'To /dashboard/', headers: { Location: '/dashboard/' } } },
+      errors: ['dashboard_not_built'],
     }),
   );
   app.get('/', (c) => c.redirect('/dashboard/'));

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { errors } from '@agentry/errors';
 import type { AgentryMetrics } from '@agentry/telemetry';
 import { Hono } from 'hono';
+import { doc } from '../http/openapi.ts';
 
 export interface MetricsRouteOptions {
   metrics: AgentryMetrics;
@@ -19,6 +20,16 @@ export interface MetricsRouteOptions {
 export function metricsRoutes(options: MetricsRouteOptions): Hono {
   const app = new Hono();
   const expected = options.token ? digest(options.token) : undefined;
+  app.get(
+    '/metrics',
+    doc({
+      operationId: 'getMetrics',
+      tag: 'Operations',
+      summary: 'Prometheus metrics (no tenant or run ids in labels)',
+      auth: 'metrics',
+      responses: { 200: { description: 'Text exposition format', contentType: 'text/plain' } },
+    }),
+  );
   app.get('/metrics', async (c) => {
     if (expected) {
       const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];

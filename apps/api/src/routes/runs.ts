@@ -21,6 +21,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { doc, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { forPrincipal, runView } from '../http/views.ts';
 
@@ -50,9 +51,10 @@ async function pendingCalls(deps: ApiDeps, run: Run): Promise<PendingInput[]> {
   const agent = compileAgent(config, hash);
   const last = (await listRunMessages(deps.db, run.tenantId, run.id)).findLast((m) => m.role === 'assistant');
   const calls = last?.content.filter((p): p is ToolCallPart => p.type === 'tool_call') ?? [];
-  return unansweredInput(deps.db, agent, run.id, calls);
+  return unansweredInput(deps.db, agent, run, calls);
 }
 
+const runId: Record<string, ParamDoc> = { id: { description: 'The run id', resource: 'run' } };
 /** How long a cancel request waits for the run to stop before answering 202. */
 const CANCEL_WAIT_MS = 3000;
 
@@ -65,15 +67,43 @@ export function runRoutes(deps: ApiDeps) {
     return run;
   };
 
+  app.get(
+    '/:id',
+    doc({
+      operationId: 'getRun',
+      tag: 'Runs',
+      summary: 'A run: status, reply, tool calls, steps, usage, timings, error',
+      description: 'Publishable keys see no tool calls or steps.',
+      auth: 'chat',
+      path: runId,
+      responses: { 200: { description: 'The run', schema: ref('Run') } },
+      errors: ['run_not_found'],
+    }),
+  );
   app.get('/:id', async (c) => {
     const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
     return c.json(forPrincipal(c.var.principal, runView(run, await listRunMessages(deps.db, c.var.tenant.id, run.id))));
   });
 
+  app.post(
+    '/:id/cancel',
+    doc({
+      operationId: 'cancelRun',
+      tag: 'Runs',
+      summary: 'Cancel a run',
+      auth: 'chat',
+      path: runId,
+      responses: {
+        200: { description: 'The run has ended', schema: ref('Run') },
+        202: { description: 'Cancelling: the run has not stopped yet', schema: ref('Run') },
+      },
+      errors: ['run_not_found'],
+    }),
+  );
   app.post('/:id/cancel', async (c) => {
     const found = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
     const run = (await requestCancel(deps.db, found.tenantId, found.id)) ?? found;
-    if (run.status === 'queued' && (await finishRunUnfenced(deps.db, run.id, { status: 'cancelled' }, ['queued']))) {
+    if (run.status === 'queued' && (await finishRunUnfenced(deps.db, run, { status: 'cancelled' }, ['queued']))) {
       // Never started: no worker holds it, so the API ends it.
       await deps.events.publish(run.id, { type: 'run-status', status: 'cancelled', final: true });
     } else if (!FINAL_RUN_STATUSES.includes(run.status)) {
@@ -87,6 +117,23 @@ export function runRoutes(deps: ApiDeps) {
     );
   });
 
+  app.post(
+    '/:id/tool-results',
+    doc({
+      operationId: 'answerRun',
+      tag: 'Runs',
+      summary: 'Answer a waiting run: client tool results or approval decisions',
+      description: 'Every waiting call must be answered at once; the run is then queued again.',
+      auth: 'chat',
+      path: runId,
+      body: {
+        schema: ToolResults,
+        example: { results: [{ tool_call_id: 'call_1', decision: 'approve' }] },
+      },
+      responses: { 202: { description: 'The run is queued again', schema: ref('Run') } },
+      errors: ['run_not_found', 'run_not_waiting'],
+    }),
+  );
   // People answer a waiting run: client tool results from the browser, or approval decisions.
   app.post('/:id/tool-results', async (c) => {
     const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
@@ -137,6 +184,20 @@ export function runRoutes(deps: ApiDeps) {
     );
   });
 
+  app.get(
+    '/:id/events',
+    doc({
+      operationId: 'streamRunEvents',
+      tag: 'Runs',
+      summary: 'The run’s events as SSE; resume with `Last-Event-ID` or `?after=`',
+      auth: 'chat',
+      path: runId,
+      query: { after: { description: 'Continue after this event id (as `Last-Event-ID`)' } },
+      headers: { 'Last-Event-ID': { description: 'Continue after this event id' } },
+      responses: { 200: { description: 'The event stream', contentType: 'text/event-stream', schema: SSE_SCHEMA } },
+      errors: ['run_not_found'],
+    }),
+  );
   app.get('/:id/events', async (c) =>
     streamRunEvents(c, deps.events, await load(c.var.tenant.id, c.req.param('id'), c.var.principal)),
   );

@@ -1,4 +1,4 @@
-import { secrets as secretsTable } from '@agentry/db';
+import { secrets as secretsTable, withSystemScope } from '@agentry/db';
 import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -37,7 +37,9 @@ describe.each(modes)('tenant secrets (%s)', (mode) => {
     const bad = await call(h, 'PUT', '/v1/secrets/not-valid!', { key, body: { value: 'x' } });
     expect([bad.status, bad.json.code]).toEqual([400, 'invalid_secret_name']);
     // At rest, no column holds the value.
-    const rows = await h.platform.database.db.select().from(secretsTable);
+    const rows = await withSystemScope(h.platform.database.db, 'test: secrets at rest', (tx) =>
+      tx.select().from(secretsTable),
+    );
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
     expect(rows.every((r) => r.keyId && r.iv && r.tag)).toBe(true);
   });

@@ -7,11 +7,19 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { doc, type ParamDoc, ref } from '../http/openapi.ts';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const MAX_SECRET_BYTES = 16 * 1024;
 const PutSecret = z.strictObject({ value: z.string().min(1).max(MAX_SECRET_BYTES) });
 
+const secretParam: Record<string, ParamDoc> = {
+  name: {
+    description: 'The secret’s name, as used in `{{secrets.NAME}}`',
+    resource: 'secret',
+    schema: { type: 'string', pattern: NAME.source },
+  },
+};
 function secretName(raw: string): string {
   if (!NAME.test(raw)) {
     throw errors.badRequest(
@@ -30,6 +38,17 @@ export function secretRoutes(deps: ApiDeps) {
     await next();
   });
 
+  app.get(
+    '/',
+    doc({
+      operationId: 'listSecrets',
+      tag: 'Secrets',
+      summary: 'The tenant’s secret names (never values)',
+      auth: 'tenant',
+      responses: { 200: { description: 'All secrets (one page)', schema: ref('SecretList') } },
+      errors: ['secrets_not_configured'],
+    }),
+  );
   app.get('/', async (c) => {
     const rows = await listSecrets(deps.db, c.var.tenant.id);
     return c.json({
@@ -44,6 +63,22 @@ export function secretRoutes(deps: ApiDeps) {
     });
   });
 
+  app.put(
+    '/:name',
+    doc({
+      operationId: 'putSecret',
+      tag: 'Secrets',
+      summary: 'Set a secret (write-only: the value is sealed and never shown again)',
+      auth: 'tenant',
+      path: secretParam,
+      body: { schema: PutSecret, example: { value: 'crm-token-…' } },
+      responses: {
+        200: { description: 'Replaced', schema: ref('SecretPut') },
+        201: { description: 'Created', schema: ref('SecretPut') },
+      },
+      errors: ['invalid_secret_name', 'secrets_not_configured'],
+    }),
+  );
   app.put('/:name', async (c) => {
     const name = secretName(c.req.param('name'));
     const { value } = await readJson(c, PutSecret);
@@ -58,6 +93,18 @@ export function secretRoutes(deps: ApiDeps) {
     return c.json({ object: 'secret', name, created }, created ? 201 : 200);
   });
 
+  app.delete(
+    '/:name',
+    doc({
+      operationId: 'deleteSecret',
+      tag: 'Secrets',
+      summary: 'Delete a secret',
+      auth: 'tenant',
+      path: secretParam,
+      responses: { 204: { description: 'Deleted' } },
+      errors: ['invalid_secret_name', 'secret_not_found', 'secrets_not_configured'],
+    }),
+  );
   app.delete('/:name', async (c) => {
     const name = secretName(c.req.param('name'));
     if (!(await deleteSecret(deps.db, c.var.tenant.id, name))) throw errors.notFound('secret', name);

@@ -1,19 +1,67 @@
-import { createTenantWithKey, deleteTenant, getTenant, isId, type Tenant, updateTenant } from '@agentry/db';
+import {
+  createInvitation,
+  createTenantWithKey,
+  deleteTenant,
+  getTenant,
+  isId,
+  recordAuditEvent,
+  type Tenant,
+  updateTenant,
+} from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { invalidAllowlistEntries } from '@agentry/http-tools';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { generateSecretKey, requirePlatformAdmin } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { acceptUrl, INVITATION_TTL_MS, newInvitationToken } from '../http/invitation-token.ts';
+import { doc, type ParamDoc, ref } from '../http/openapi.ts';
 
-const CreateTenant = z.strictObject({ name: z.string().trim().min(1).max(200) });
+const CreateTenant = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  /** Invites this email as the tenant's first owner (dashboard). */
+  owner_email: z.email().max(320).optional(),
+});
 
 /** Platform operator routes. */
 export function tenantRoutes(deps: ApiDeps) {
   const app = new Hono();
   app.use('*', requirePlatformAdmin(deps.platformAdminToken));
+
+  // The first owner of a new tenant: an invitation whose token only this answer shows.
+  const inviteOwner = async (c: Context, tenantId: string, email: string) => {
+    const { token, hash } = newInvitationToken();
+    const invitation = await createInvitation(deps.db, {
+      tenantId,
+      email,
+      role: 'owner',
+      tokenHash: hash,
+      invitedBy: null,
+      expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+    });
+    await recordAuditEvent(deps.db, {
+      tenantId,
+      actor: { type: 'platform' },
+      action: 'member.invited',
+      target: { type: 'invitation', id: invitation.id },
+      details: { email: invitation.email, role: 'owner' },
+    });
+    return { token, accept_url: acceptUrl(c, token), expires_at: invitation.expiresAt.toISOString() };
+  };
+  const tenantId: Record<string, ParamDoc> = { id: { description: 'The tenant id', resource: 'tenant' } };
+  app.post(
+    '/',
+    doc({
+      operationId: 'createTenant',
+      tag: 'Tenants (operator)',
+      summary: 'Create a tenant with its first secret key (and, with `owner_email`, an owner invitation)',
+      auth: 'platform',
+      body: { schema: CreateTenant, example: { name: 'Acme', owner_email: 'owner@acme.example' } },
+      responses: { 201: { description: 'The tenant; its key is shown once', schema: ref('TenantCreated') } },
+    }),
+  );
   app.post('/', async (c) => {
     const body = await readJson(c, CreateTenant);
     const key = generateSecretKey();
@@ -25,10 +73,12 @@ export function tenantRoutes(deps: ApiDeps) {
       { type: 'tenant', id: tenant.id },
       { name: tenant.name, api_key_prefix: apiKey.prefix },
     );
+    const ownerInvitation = body.owner_email ? await inviteOwner(c, tenant.id, body.owner_email) : undefined;
     return c.json(
       {
         ...tenantView(tenant),
         api_key: { id: apiKey.id, key: key.key, prefix: apiKey.prefix, note: 'Shown once: store it now.' },
+        ...(ownerInvitation ? { owner_invitation: ownerInvitation } : {}),
       },
       201,
     );
@@ -40,9 +90,34 @@ export function tenantRoutes(deps: ApiDeps) {
     return tenant;
   };
 
+  app.get(
+    '/:id',
+    doc({
+      operationId: 'getTenant',
+      tag: 'Tenants (operator)',
+      summary: 'A tenant',
+      auth: 'platform',
+      path: tenantId,
+      responses: { 200: { description: 'The tenant', schema: ref('Tenant') } },
+      errors: ['tenant_not_found'],
+    }),
+  );
   app.get('/:id', async (c) => c.json(tenantView(await load(c.req.param('id')))));
 
   // Suspend or reactivate, the tenant's private-network allowlist, quotas and request rate.
+  app.patch(
+    '/:id',
+    doc({
+      operationId: 'updateTenant',
+      tag: 'Tenants (operator)',
+      summary: 'Suspend or reactivate a tenant; set its egress allowlist, quotas and request rate',
+      auth: 'platform',
+      path: tenantId,
+      body: { schema: UpdateTenant, example: { status: 'suspended', requests_per_minute: 600 } },
+      responses: { 200: { description: 'The tenant', schema: ref('Tenant') } },
+      errors: ['tenant_not_found'],
+    }),
+  );
   app.patch('/:id', async (c) => {
     const tenant = await load(c.req.param('id'));
     const body = await readJson(c, UpdateTenant);
@@ -71,6 +146,18 @@ export function tenantRoutes(deps: ApiDeps) {
     return c.json(tenantView(updated!));
   });
 
+  app.delete(
+    '/:id',
+    doc({
+      operationId: 'deleteTenant',
+      tag: 'Tenants (operator)',
+      summary: 'Delete a tenant and everything it owns',
+      auth: 'platform',
+      path: tenantId,
+      responses: { 204: { description: 'Deleted' } },
+      errors: ['tenant_not_found'],
+    }),
+  );
   app.delete('/:id', async (c) => {
     const tenant = await load(c.req.param('id'));
     await deleteTenant(deps.db, tenant.id);

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { doc, ref } from '../http/openapi.ts';
 
 const ToolTest = z.strictObject({
   config: z.unknown(),
@@ -23,6 +24,39 @@ const ToolTest = z.strictObject({
  */
 export function toolTestRoute(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
+  app.post(
+    '/test',
+    doc({
+      operationId: 'testTool',
+      tag: 'Agents',
+      summary: 'Render (and with `send: true`, send) one tool call of a config',
+      description:
+        'Shows the exact request a call would send, secrets masked; stored secrets are used, a missing one renders as a visible marker. With `send: true` the request goes out through the egress guard and the answer is what the model would see.',
+      auth: 'tenant',
+      body: {
+        schema: ToolTest,
+        replace: { config: ref('AgentConfig') },
+        example: {
+          config: {
+            basic_settings: { name: 'Support' },
+            tools: [
+              {
+                name: 'order_status',
+                description: 'Look up an order',
+                endpoint: { method: 'GET', url: 'https://shop.example.com/orders/{{order_id}}' },
+                parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+              },
+            ],
+          },
+          tool: 'order_status',
+          arguments: { order_id: 'A-1001' },
+          send: false,
+        },
+      },
+      responses: { 200: { description: 'The rendered request (and the answer)', schema: ref('ToolTestResult') } },
+      errors: ['tool_not_found', 'invalid_arguments'],
+    }),
+  );
   app.post('/test', async (c) => {
     const body = await readJson(c, ToolTest);
     const { config, hash } = loadAgentConfig(body.config);

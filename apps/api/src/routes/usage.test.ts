@@ -1,4 +1,4 @@
-import { runs } from '@agentry/db';
+import { runs, withSystemScope } from '@agentry/db';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, type Harness, seedConfig, startHarness } from '../test-support/harness.ts';
@@ -30,10 +30,12 @@ describe('usage per tenant, agent and day', () => {
   }
 
   async function moveRun(runId: string, at: string): Promise<void> {
-    await h.platform.database.db
-      .update(runs)
-      .set({ createdAt: new Date(at) })
-      .where(eq(runs.id, runId));
+    await withSystemScope(h.platform.database.db, 'test: backdate a run', (tx) =>
+      tx
+        .update(runs)
+        .set({ createdAt: new Date(at) })
+        .where(eq(runs.id, runId)),
+    );
   }
 
   beforeAll(async () => {

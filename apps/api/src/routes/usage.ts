@@ -3,6 +3,7 @@ import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import type { AuthVariables } from '../http/auth.ts';
+import { doc, ref } from '../http/openapi.ts';
 
 /** Longest range one request may ask for, in days (both ends included). */
 export const MAX_USAGE_DAYS = 92;
@@ -90,6 +91,25 @@ function totalsOf(rows: UsageView[]): Totals {
  */
 export function usageRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
+  app.get(
+    '/',
+    doc({
+      operationId: 'getUsage',
+      tag: 'Usage',
+      summary: 'Runs, outcomes, tokens and tool calls per UTC day and agent, with totals',
+      auth: 'tenant',
+      query: {
+        from: {
+          description: 'First day (UTC), default 29 days before `to`',
+          schema: { type: 'string', format: 'date' },
+        },
+        to: { description: 'Last day (UTC, included), default today', schema: { type: 'string', format: 'date' } },
+        agent_id: { description: 'Only this agent', resource: 'agent', schema: { type: 'string', format: 'uuid' } },
+      },
+      responses: { 200: { description: `Usage (at most ${MAX_USAGE_DAYS} days)`, schema: ref('Usage') } },
+      errors: ['invalid_query'],
+    }),
+  );
   app.get('/', async (c) => {
     const { from, until } = readRange(c.req.query('from'), c.req.query('to'));
     const agentId = c.req.query('agent_id');

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '@agentry/errors';
 import { Hono } from 'hono';
+import { doc } from '../http/openapi.ts';
 
 /** The widget's Vite build (`pnpm --filter @agentry/widget build`). */
 export const widgetScriptPath = fileURLToPath(new URL('../../../widget/dist/widget.js', import.meta.url));
@@ -16,6 +17,25 @@ export function widgetScriptRoutes(path = widgetScriptPath) {
   const app = new Hono();
   let cached: { mtimeMs: number; body: Buffer; etag: string } | undefined;
 
+  app.get(
+    '/widget.js',
+    doc({
+      operationId: 'getWidgetScript',
+      tag: 'Widget',
+      summary: 'The embeddable chat widget script (any page; the publishable key decides where it works)',
+      auth: 'public',
+      query: { v: { description: 'The ETag: such URLs are cached for a year' } },
+      responses: {
+        200: {
+          description: 'JavaScript',
+          contentType: 'text/javascript',
+          headers: { ETag: 'Revalidate with If-None-Match' },
+        },
+        304: { description: 'Not modified' },
+      },
+      errors: ['widget_not_built'],
+    }),
+  );
   app.get('/widget.js', async (c) => {
     const info = await stat(path).catch(() => undefined);
     if (!info) {

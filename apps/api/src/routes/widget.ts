@@ -4,6 +4,7 @@ import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, assertAgentAllowed } from '../http/auth.ts';
+import { doc, ref } from '../http/openapi.ts';
 
 /** The UI language a `basic_settings.language` implies, when it is one the widget speaks. */
 function widgetLanguage(language: string | undefined): 'en' | 'zh' | null {
@@ -22,6 +23,25 @@ function widgetLanguage(language: string | undefined): 'en' | 'zh' | null {
 export function widgetRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
+  app.get(
+    '/bootstrap',
+    doc({
+      operationId: 'getWidgetBootstrap',
+      tag: 'Widget',
+      summary: 'What the chat widget needs to start (no prompt, tools or secrets)',
+      auth: 'chat',
+      query: {
+        agent_id: {
+          description: 'The agent',
+          resource: 'agent',
+          required: true,
+          schema: { type: 'string', format: 'uuid' },
+        },
+      },
+      responses: { 200: { description: 'Widget settings', schema: ref('WidgetBootstrap') } },
+      errors: ['invalid_query', 'agent_not_found', 'agent_not_published'],
+    }),
+  );
   app.get('/bootstrap', async (c) => {
     const agentId = c.req.query('agent_id') ?? '';
     if (!agentId) throw errors.badRequest('invalid_query', 'Pass the agent as `?agent_id=`', undefined);

@@ -5,7 +5,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { conversations, messages, runs } from '@agentry/db';
+import { conversations, messages, runs, withSystemScope } from '@agentry/db';
 import {
   createTestDatabase,
   deleteRedisKeys,
@@ -212,11 +212,12 @@ export async function createTenant(h: Pick<Harness, 'platform'>, name = 'Acme'):
 
 /** Row counts of what a chat writes, to assert that a refused request wrote nothing. */
 export async function rowCounts(h: Pick<Harness, 'platform'>) {
-  const { db } = h.platform.database;
-  const [c] = await db.select({ n: count() }).from(conversations);
-  const [m] = await db.select({ n: count() }).from(messages);
-  const [r] = await db.select({ n: count() }).from(runs);
-  return { conversations: c!.n, messages: m!.n, runs: r!.n };
+  return withSystemScope(h.platform.database.db, 'test: row counts of every tenant', async (tx) => {
+    const [c] = await tx.select({ n: count() }).from(conversations);
+    const [m] = await tx.select({ n: count() }).from(messages);
+    const [r] = await tx.select({ n: count() }).from(runs);
+    return { conversations: c!.n, messages: m!.n, runs: r!.n };
+  });
 }
 
 export interface SseEvent {

@@ -1,42 +1,59 @@
-import { authHeaders } from '../auth/session.ts';
+import { authHeaders, sessionExpired } from '../auth/session.ts';
 import { apiBase } from './api-base.ts';
 import { ApiError, toProblem } from './problem.ts';
 
-type Listener = () => void;
-const unauthorizedListeners = new Set<Listener>();
-
-/** Lets the app drop back to the login screen when the key stops working. */
-export function onUnauthorized(listener: Listener): () => void {
-  unauthorizedListeners.add(listener);
-  return () => unauthorizedListeners.delete(listener);
-}
-
-/** One JSON call to the API; failures throw ApiError carrying the problem+json. */
-export async function apiFetch<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let res: Response;
+/**
+ * One request to the API with the sign-in's headers; network failures become ApiError
+ * `network_error`, aborts stay AbortError. The response is returned as is (streams included).
+ */
+export async function apiRequest(
+  method: string,
+  path: string,
+  init: { body?: unknown; accept?: string; signal?: AbortSignal } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { accept: init.accept ?? 'application/json', ...authHeaders(method, path) };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
   try {
-    res = await fetch(`${apiBase()}${path}`, {
+    return await fetch(`${apiBase()}${path}`, {
       method,
       headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      ...(signal ? { signal } : {}),
+      // The session cookie goes with same-origin requests only (the API sets SameSite=Lax).
+      credentials: 'same-origin',
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+      ...(init.signal ? { signal: init.signal } : {}),
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError({ title: 'network error', status: 0, detail: (error as Error).message, code: 'network_error' });
   }
-  const text = await res.text();
+}
+
+/** The failed response as ApiError; a 401 outside /v1/auth/ also signs the user out. */
+export async function failure(res: Response, path: string): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = text;
   }
-  if (!res.ok && res.status !== 202) {
-    if (res.status === 401) for (const listener of unauthorizedListeners) listener();
-    throw new ApiError(toProblem(res.status, parsed));
+  if (res.status === 401 && !path.startsWith('/v1/auth/')) sessionExpired();
+  const problem = toProblem(res.status, parsed);
+  const retryAfter = Number(res.headers.get('retry-after'));
+  return new ApiError(Number.isFinite(retryAfter) && retryAfter > 0 ? { ...problem, retryAfter } : problem);
+}
+
+/** One JSON call to the API; failures throw ApiError carrying the problem+json. */
+export async function apiFetch<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const res = await apiRequest(method, path, {
+    ...(body !== undefined ? { body } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  if (!res.ok && res.status !== 202) throw await failure(res, path);
+  const text = await res.text();
+  try {
+    return (text ? JSON.parse(text) : undefined) as T;
+  } catch {
+    return text as T;
   }
-  return parsed as T;
 }

@@ -1,17 +1,16 @@
+import { type ConversationFilter, filterParams } from '../router/routes.ts';
 import { apiFetch } from './client.ts';
-import type { Conversation, ConversationWithMessages, Page, Run } from './types.ts';
+import type { Conversation, ConversationWithMessages, Page, Run, ToolAnswer } from './types.ts';
 
 const enc = encodeURIComponent;
 
-export interface ConversationQuery {
-  agentId?: string;
+export interface ConversationQuery extends ConversationFilter {
   limit?: number;
   cursor?: string;
 }
 
 export function conversationQueryString(query: ConversationQuery): string {
-  const params = new URLSearchParams();
-  if (query.agentId) params.set('agent_id', query.agentId);
+  const params = filterParams(query);
   params.set('limit', String(query.limit ?? 25));
   if (query.cursor) params.set('cursor', query.cursor);
   return params.toString();
@@ -29,4 +28,8 @@ export const conversationsApi = {
     }),
   send: (id: string, content: string) => apiFetch<Run>('POST', `/v1/conversations/${enc(id)}/messages`, { content }),
   run: (id: string) => apiFetch<Run>('GET', `/v1/runs/${enc(id)}`),
+  cancel: (id: string) => apiFetch<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
+  /** Answers a waiting run's approvals and client tools; the run's event stream then goes on. */
+  answer: (runId: string, results: ToolAnswer[]) =>
+    apiFetch<Run>('POST', `/v1/runs/${enc(runId)}/tool-results`, { results }),
 };

@@ -14,6 +14,8 @@ export interface Problem {
   detail: string;
   code: string;
   errors?: FieldIssue[];
+  /** Seconds from a `Retry-After` header (429, 503). */
+  retryAfter?: number;
 }
 
 export class ApiError extends Error {

@@ -38,6 +38,9 @@ export interface Conversation {
   context: Record<string, unknown>;
   created_at: string;
   updated_at: string;
+  /** In list answers: the latest run's status (null without runs) and whether any run had an error. */
+  last_run_status?: RunStatus | null;
+  has_error?: boolean;
 }
 
 export type MessagePart =
@@ -72,7 +75,7 @@ export interface Run {
   conversation_id: string;
   agent_id: string;
   agent_version: number;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  status: RunStatus;
   reply: string | null;
   tool_calls: Array<{ id: string; name: string; arguments: unknown; output: unknown; is_error: boolean }>;
   meta: {
@@ -97,3 +100,18 @@ export interface ToolTestResult {
   request: { method: string; url: string; headers: Record<string, string>; body?: string | null };
   response?: { status: number | null; duration_ms: number; output: unknown; is_error: boolean; error_code?: string };
 }
+
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'timed_out';
+
+/** A tool call that waits for a person (the run's `waiting` event). */
+export interface PendingInput {
+  tool_call_id: string;
+  name: string;
+  arguments: unknown;
+  kind: 'client' | 'approval';
+}
+
+/** One answer of `POST /v1/runs/{id}/tool-results`. */
+export type ToolAnswer =
+  | { tool_call_id: string; decision: 'approve' | 'decline' }
+  | { tool_call_id: string; output: unknown; is_error?: boolean };

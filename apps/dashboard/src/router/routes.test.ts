@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoute, type Route, routeHref } from './routes.ts';
+import { filterParams, parseRoute, type Route, routeHref } from './routes.ts';
 
 describe('hash routes', () => {
   it.each<Route>([
@@ -10,6 +10,14 @@ describe('hash routes', () => {
     { name: 'conversations' },
     { name: 'conversations', agentId: 'a1' },
     { name: 'conversation', id: 'c1' },
+    { name: 'conversations', agentId: 'a1', q: 'refund 100%', from: '2026-05-01', to: '2026-05-31' },
+    { name: 'conversations', status: 'failed', hasError: true },
+    { name: 'conversations', hasError: false },
+    { name: 'usage' },
+    { name: 'usage', agentId: 'a1', days: 7 },
+    { name: 'settings', tab: 'keys' },
+    { name: 'settings', tab: 'widget' },
+    { name: 'accept-invitation', token: 'tok_a+b/c=' },
   ])('round-trips %o', (route) => {
     expect(parseRoute(routeHref(route))).toEqual(route);
   });
@@ -18,5 +26,11 @@ describe('hash routes', () => {
     expect(parseRoute('')).toEqual({ name: 'agents' });
     expect(parseRoute('#/nowhere')).toEqual({ name: 'agents' });
     expect(parseRoute('#/agents/a1/bogus')).toEqual({ name: 'agent', id: 'a1', tab: 'settings' });
+    expect(parseRoute('#/settings/nope')).toEqual({ name: 'settings', tab: 'keys' });
+    expect(parseRoute('#/conversations?has_error=maybe&status=')).toEqual({ name: 'conversations' });
+  });
+
+  it("writes filters with the API's parameter names", () => {
+    expect(filterParams({ agentId: 'a1', hasError: true, q: 'x' }).toString()).toBe('agent_id=a1&q=x&has_error=true');
   });
 });

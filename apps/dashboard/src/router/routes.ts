@@ -3,13 +3,62 @@ export type Route =
   | { name: 'agents' }
   | { name: 'new-agent' }
   | { name: 'agent'; id: string; tab: EditorTab }
-  | { name: 'conversations'; agentId?: string }
-  | { name: 'conversation'; id: string };
+  | ({ name: 'conversations' } & ConversationFilter)
+  | { name: 'conversation'; id: string }
+  | { name: 'usage'; agentId?: string; days?: number }
+  | { name: 'settings'; tab: SettingsTab }
+  | { name: 'accept-invitation'; token: string };
+
+/** The conversation list's search and filters, as they appear in the URL (shareable, back-button safe). */
+export interface ConversationFilter {
+  agentId?: string;
+  q?: string;
+  /** YYYY-MM-DD, UTC, included. */
+  from?: string;
+  to?: string;
+  status?: string;
+  hasError?: boolean;
+}
 
 export const EDITOR_TABS = ['settings', 'actions', 'tools', 'json', 'prompt', 'playground', 'versions'] as const;
 export type EditorTab = (typeof EDITOR_TABS)[number];
 
+export const SETTINGS_TABS = ['keys', 'secrets', 'members', 'widget'] as const;
+export type SettingsTab = (typeof SETTINGS_TABS)[number];
+
 const isTab = (value: string | undefined): value is EditorTab => EDITOR_TABS.includes(value as EditorTab);
+const isSettingsTab = (value: string | undefined): value is SettingsTab => SETTINGS_TABS.includes(value as SettingsTab);
+
+/** Query parameter names of the conversation filter, shared with the API's. */
+const FILTER_PARAMS = [
+  ['agentId', 'agent_id'],
+  ['q', 'q'],
+  ['from', 'from'],
+  ['to', 'to'],
+  ['status', 'status'],
+] as const;
+
+function readFilter(params: URLSearchParams): ConversationFilter {
+  const filter: ConversationFilter = {};
+  for (const [field, param] of FILTER_PARAMS) {
+    const value = params.get(param);
+    if (value) filter[field] = value;
+  }
+  const hasError = params.get('has_error');
+  if (hasError === 'true' || hasError === 'false') filter.hasError = hasError === 'true';
+  return filter;
+}
+
+/** The filter as query parameters (the API takes the same names). */
+export function filterParams(filter: ConversationFilter): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [field, param] of FILTER_PARAMS) {
+    const value = filter[field];
+    if (value) params.set(param, value);
+  }
+  if (filter.hasError !== undefined) params.set('has_error', String(filter.hasError));
+  return params;
+}
 
 export function parseRoute(hash: string): Route {
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
@@ -19,10 +68,18 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'agents' && parts[1])
     return { name: 'agent', id: parts[1], tab: isTab(parts[2]) ? parts[2] : 'settings' };
   if (parts[0] === 'conversations' && parts[1]) return { name: 'conversation', id: parts[1] };
-  if (parts[0] === 'conversations') {
+  if (parts[0] === 'conversations') return { name: 'conversations', ...readFilter(params) };
+  if (parts[0] === 'usage') {
     const agentId = params.get('agent_id') ?? undefined;
-    return agentId ? { name: 'conversations', agentId } : { name: 'conversations' };
+    const days = Number(params.get('days'));
+    return {
+      name: 'usage',
+      ...(agentId ? { agentId } : {}),
+      ...(Number.isInteger(days) && days > 0 ? { days } : {}),
+    };
   }
+  if (parts[0] === 'settings') return { name: 'settings', tab: isSettingsTab(parts[1]) ? parts[1] : 'keys' };
+  if (parts[0] === 'accept-invitation') return { name: 'accept-invitation', token: params.get('token') ?? '' };
   return { name: 'agents' };
 }
 
@@ -34,9 +91,22 @@ export function routeHref(route: Route): string {
       return '#/agents/new';
     case 'agent':
       return `#/agents/${encodeURIComponent(route.id)}${route.tab === 'settings' ? '' : `/${route.tab}`}`;
-    case 'conversations':
-      return route.agentId ? `#/conversations?agent_id=${encodeURIComponent(route.agentId)}` : '#/conversations';
+    case 'conversations': {
+      const query = filterParams(route).toString();
+      return query ? `#/conversations?${query}` : '#/conversations';
+    }
     case 'conversation':
       return `#/conversations/${encodeURIComponent(route.id)}`;
+    case 'usage': {
+      const params = new URLSearchParams();
+      if (route.agentId) params.set('agent_id', route.agentId);
+      if (route.days) params.set('days', String(route.days));
+      const query = params.toString();
+      return query ? `#/usage?${query}` : '#/usage';
+    }
+    case 'settings':
+      return `#/settings/${route.tab}`;
+    case 'accept-invitation':
+      return `#/accept-invitation?token=${encodeURIComponent(route.token)}`;
   }
 }

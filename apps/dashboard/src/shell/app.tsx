@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
-import { onUnauthorized } from '../api/client.ts';
+import { lazy, Suspense, useEffect } from 'react';
+import { AcceptInvitationPage } from '../auth/accept-invitation-page.tsx';
 import { LoginPage } from '../auth/login-page.tsx';
-import { clearSecretKey, readSecretKey } from '../auth/session.ts';
+import { logout, restoreSession, useAuth } from '../auth/session.ts';
 import { useI18n } from '../i18n/i18n-context.tsx';
 import { AgentsPage } from '../pages/agents/agents-page.tsx';
 import { ConversationsPage } from '../pages/conversations/conversations-page.tsx';
@@ -11,25 +11,48 @@ import type { Route } from '../router/routes.ts';
 import { routeHref } from '../router/routes.ts';
 import { useRoute } from '../router/use-route.ts';
 import { LanguageSwitch } from './language-switch.tsx';
+import { TenantSwitch } from './tenant-switch.tsx';
+
+// Charts and settings are not needed for the first screen: their code loads when opened.
+const UsagePage = lazy(() => import('../pages/usage/usage-page.tsx'));
+const SettingsPage = lazy(() => import('../pages/settings/settings-page.tsx'));
+
+type Section = 'agents' | 'conversations' | 'usage' | 'settings';
+
+function sectionOf(route: Route): Section {
+  if (route.name === 'conversations' || route.name === 'conversation') return 'conversations';
+  if (route.name === 'usage' || route.name === 'settings') return route.name;
+  return 'agents';
+}
 
 /** Login gate, top navigation and the current screen. */
 export function App() {
   const { t } = useI18n();
-  const [signedIn, setSignedIn] = useState(() => Boolean(readSecretKey()));
+  const auth = useAuth();
   const route = useRoute();
-  useEffect(
-    () =>
-      onUnauthorized(() => {
-        clearSecretKey();
-        setSignedIn(false);
-      }),
-    [],
-  );
+  useEffect(() => {
+    void restoreSession();
+  }, []);
   useEffect(() => {
     document.title = `${t('app.name')}`;
   }, [t]);
-  if (!signedIn) return <LoginPage onLogin={() => setSignedIn(true)} />;
-  const section = route.name === 'conversations' || route.name === 'conversation' ? 'conversations' : 'agents';
+  // The invitation link works signed in or not: it signs in as the invited user.
+  if (route.name === 'accept-invitation') return <AcceptInvitationPage token={route.token} />;
+  if (auth.status === 'checking')
+    return (
+      <main className="login">
+        <p role="status">{t('common.loading')}</p>
+      </main>
+    );
+  if (auth.status === 'signed-out') return <LoginPage />;
+  const section = sectionOf(route);
+  const tenantKey = auth.status === 'user' ? (auth.tenant?.tenant_id ?? 'none') : 'key';
+  const nav: Array<[Section, Route]> = [
+    ['agents', { name: 'agents' }],
+    ['conversations', { name: 'conversations' }],
+    ['usage', { name: 'usage' }],
+    ['settings', { name: 'settings', tab: 'keys' }],
+  ];
   return (
     <>
       <button type="button" className="skip-link" onClick={() => document.getElementById('main')?.focus()}>
@@ -41,33 +64,45 @@ export function App() {
           {t('app.name')}
         </a>
         <nav aria-label={t('nav.label')}>
-          <a href={routeHref({ name: 'agents' })} aria-current={section === 'agents' ? 'page' : undefined}>
-            {t('nav.agents')}
-          </a>
-          <a
-            href={routeHref({ name: 'conversations' })}
-            aria-current={section === 'conversations' ? 'page' : undefined}
-          >
-            {t('nav.conversations')}
-          </a>
+          {nav.map(([name, target]) => (
+            <a
+              key={name}
+              id={`nav-${name}`}
+              href={routeHref(target)}
+              aria-current={section === name ? 'page' : undefined}
+            >
+              {t(`nav.${name}`)}
+            </a>
+          ))}
         </nav>
         <div className="inline">
+          <TenantSwitch />
           <LanguageSwitch />
-          <button
-            type="button"
-            className="secondary small"
-            id="logout"
-            onClick={() => {
-              clearSecretKey();
-              setSignedIn(false);
-            }}
-          >
+          {auth.status === 'user' ? (
+            <span className="muted user-email" id="user-email">
+              {auth.session.user.email}
+            </span>
+          ) : (
+            <span className="badge" title={t('nav.keyModeHelp')}>
+              {t('nav.keyMode')}
+            </span>
+          )}
+          <button type="button" className="secondary small" id="logout" onClick={() => void logout()}>
             {t('nav.logout')}
           </button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Screen route={route} />
+        {auth.status === 'user' && !auth.tenant ? (
+          <p className="empty" id="no-tenant">
+            {t('auth.noTenant')}
+          </p>
+        ) : (
+          // A tenant switch remounts the screen, so nothing of the other tenant stays on it.
+          <Suspense key={tenantKey} fallback={<p role="status">{t('common.loading')}</p>}>
+            <Screen route={route} />
+          </Suspense>
+        )}
       </main>
     </>
   );
@@ -81,9 +116,17 @@ function Screen({ route }: { route: Route }) {
       return <EditorPage key="editor" initialTab="settings" />;
     case 'agent':
       return <EditorPage key="editor" agentId={route.id} initialTab={route.tab} />;
-    case 'conversations':
-      return <ConversationsPage {...(route.agentId ? { agentId: route.agentId } : {})} />;
+    case 'conversations': {
+      const { name: _name, ...filter } = route;
+      return <ConversationsPage filter={filter} />;
+    }
     case 'conversation':
       return <TranscriptPage id={route.id} />;
+    case 'usage':
+      return <UsagePage {...(route.agentId ? { agentId: route.agentId } : {})} days={route.days ?? 30} />;
+    case 'settings':
+      return <SettingsPage tab={route.tab} />;
+    case 'accept-invitation':
+      return null;
   }
 }

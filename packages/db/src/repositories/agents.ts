@@ -2,6 +2,7 @@ import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { agents, agentVersions } from '../schema.ts';
+import { withTenantScope } from '../tenant-scope.ts';
 
 export type Agent = typeof agents.$inferSelect;
 export type AgentVersion = typeof agentVersions.$inferSelect;
@@ -18,7 +19,7 @@ export interface NewVersionInput {
 
 /** Creates an agent with version 1 (published when `publish`), atomically. */
 export async function createAgent(db: Db, input: NewVersionInput): Promise<{ agent: Agent; version: AgentVersion }> {
-  return db.transaction(async (tx) => {
+  return withTenantScope(db, input.tenantId, async (tx) => {
     const agentId = newId();
     const [agent] = await tx
       .insert(agents)
@@ -55,7 +56,7 @@ export async function addAgentVersion(
   agentId: string,
   input: NewVersionInput,
 ): Promise<{ agent: Agent; version: AgentVersion } | undefined> {
-  return db.transaction(async (tx) => {
+  return withTenantScope(db, input.tenantId, async (tx) => {
     const [current] = await tx
       .select()
       .from(agents)
@@ -90,10 +91,12 @@ export async function addAgentVersion(
 }
 
 export async function getAgent(db: Db, tenantId: string, agentId: string): Promise<Agent | undefined> {
-  const [row] = await db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.tenantId, tenantId)));
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(agents)
+      .where(and(eq(agents.id, agentId), eq(agents.tenantId, tenantId))),
+  );
   return row;
 }
 
@@ -103,23 +106,31 @@ export async function getAgentVersion(
   agentId: string,
   version: number,
 ): Promise<AgentVersion | undefined> {
-  const [row] = await db
-    .select()
-    .from(agentVersions)
-    .where(
-      and(eq(agentVersions.agentId, agentId), eq(agentVersions.tenantId, tenantId), eq(agentVersions.version, version)),
-    );
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(agentVersions)
+      .where(
+        and(
+          eq(agentVersions.agentId, agentId),
+          eq(agentVersions.tenantId, tenantId),
+          eq(agentVersions.version, version),
+        ),
+      ),
+  );
   return row;
 }
 
 /** Newest first; `before` is the last id of the previous page (ids are time-ordered). */
 export async function listAgents(db: Db, tenantId: string, page: { limit: number; before?: string }): Promise<Agent[]> {
-  return db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.tenantId, tenantId), page.before ? lt(agents.id, page.before) : undefined))
-    .orderBy(desc(agents.id))
-    .limit(page.limit);
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(agents)
+      .where(and(eq(agents.tenantId, tenantId), page.before ? lt(agents.id, page.before) : undefined))
+      .orderBy(desc(agents.id))
+      .limit(page.limit),
+  );
 }
 
 /** Every version of an agent, newest first, without the config bodies. */
@@ -128,19 +139,21 @@ export async function listAgentVersions(
   tenantId: string,
   agentId: string,
 ): Promise<Array<Omit<AgentVersion, 'config'>>> {
-  return db
-    .select({
-      id: agentVersions.id,
-      tenantId: agentVersions.tenantId,
-      agentId: agentVersions.agentId,
-      version: agentVersions.version,
-      contentHash: agentVersions.contentHash,
-      createdAt: agentVersions.createdAt,
-      discoveredTools: agentVersions.discoveredTools,
-    })
-    .from(agentVersions)
-    .where(and(eq(agentVersions.agentId, agentId), eq(agentVersions.tenantId, tenantId)))
-    .orderBy(desc(agentVersions.version));
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select({
+        id: agentVersions.id,
+        tenantId: agentVersions.tenantId,
+        agentId: agentVersions.agentId,
+        version: agentVersions.version,
+        contentHash: agentVersions.contentHash,
+        createdAt: agentVersions.createdAt,
+        discoveredTools: agentVersions.discoveredTools,
+      })
+      .from(agentVersions)
+      .where(and(eq(agentVersions.agentId, agentId), eq(agentVersions.tenantId, tenantId)))
+      .orderBy(desc(agentVersions.version)),
+  );
 }
 
 /** Makes an existing version the published one (publish or roll back); undefined if it does not exist. */
@@ -150,7 +163,7 @@ export async function publishAgentVersion(
   agentId: string,
   version: number,
 ): Promise<Agent | undefined> {
-  return db.transaction(async (tx) => {
+  return withTenantScope(db, tenantId, async (tx) => {
     const [exists] = await tx
       .select({ version: agentVersions.version })
       .from(agentVersions)

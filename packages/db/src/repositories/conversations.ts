@@ -4,7 +4,15 @@ import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { conversations, messages, runs } from '../schema.ts';
+import { type Tx, withTenantScope } from '../tenant-scope.ts';
+import { type ConversationFilters, conversationFilterSql } from './conversation-filters.ts';
 import { activeRuns } from './run-attempts.ts';
+
+export {
+  type ConversationFilters,
+  type ConversationRunSummary,
+  conversationRunSummaries,
+} from './conversation-filters.ts';
 
 export type Conversation = typeof conversations.$inferSelect;
 export type StoredMessage = typeof messages.$inferSelect;
@@ -14,39 +22,45 @@ export async function createConversation(
   db: Db,
   input: { tenantId: string; agentId: string; agentVersion: number | null; context: Record<string, unknown> },
 ): Promise<Conversation> {
-  const [row] = await db
-    .insert(conversations)
-    .values({ id: newId(), ...input })
-    .returning();
+  const [row] = await withTenantScope(db, input.tenantId, (tx) =>
+    tx
+      .insert(conversations)
+      .values({ id: newId(), ...input })
+      .returning(),
+  );
   return row!;
 }
 
 export async function getConversation(db: Db, tenantId: string, id: string): Promise<Conversation | undefined> {
-  const [row] = await db
-    .select()
-    .from(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId)));
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(conversations)
+      .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId))),
+  );
   return row;
 }
 
 /** Deletes the conversation with its messages and runs; false when it was not the tenant's. */
 export async function deleteConversation(db: Db, tenantId: string, id: string): Promise<boolean> {
-  const rows = await db
-    .delete(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId)))
-    .returning({ id: conversations.id });
+  const rows = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .delete(conversations)
+      .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId)))
+      .returning({ id: conversations.id }),
+  );
   return rows.length > 0;
 }
 
 export async function listMessages(db: Db, tenantId: string, conversationId: string): Promise<StoredMessage[]> {
-  return db
-    .select()
-    .from(messages)
-    .where(and(eq(messages.conversationId, conversationId), eq(messages.tenantId, tenantId)))
-    .orderBy(asc(messages.seq));
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(messages)
+      .where(and(eq(messages.conversationId, conversationId), eq(messages.tenantId, tenantId)))
+      .orderBy(asc(messages.seq)),
+  );
 }
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /** Inserts messages after the conversation's last one (seq is gap-free and unique per conversation). */
 async function insertMessages(
@@ -88,13 +102,13 @@ export async function createRunForMessage(
     policy: BusyPolicy;
   },
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
-  return db.transaction(async (tx) => {
+  return withTenantScope(db, input.tenantId, async (tx) => {
     await tx
       .select({ id: conversations.id })
       .from(conversations)
       .where(eq(conversations.id, input.conversationId))
       .for('update');
-    const active = await activeRuns(tx, input.conversationId);
+    const active = await activeRuns(tx, input.tenantId, input.conversationId);
     if (active.length > 0 && input.policy === 'reject') {
       throw errors.conflict(
         'conversation_busy',
@@ -144,7 +158,7 @@ export async function appendRunMessages(
   list: Message[],
   runUpdate: Partial<Omit<Run, 'id' | 'tenantId' | 'conversationId'>> = {},
 ): Promise<StoredMessage[]> {
-  return db.transaction(async (tx) => {
+  return withTenantScope(db, scope.tenantId, async (tx) => {
     const stored = await insertMessages(tx, scope, list);
     if (Object.keys(runUpdate).length > 0) {
       await tx
@@ -157,16 +171,12 @@ export async function appendRunMessages(
 }
 
 export async function getRun(db: Db, tenantId: string, runId: string): Promise<Run | undefined> {
-  const [row] = await db
-    .select()
-    .from(runs)
-    .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)));
-  return row;
-}
-
-/** Reads a run by id alone: for workers, which receive ids from the trusted queue. */
-export async function getRunForWorker(db: Db, runId: string): Promise<Run | undefined> {
-  const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(runs)
+      .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId))),
+  );
   return row;
 }
 
@@ -176,23 +186,27 @@ export async function updateRun(
   runId: string,
   update: Partial<Omit<Run, 'id' | 'tenantId' | 'conversationId'>>,
 ): Promise<void> {
-  await db
-    .update(runs)
-    .set(update)
-    .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)));
+  await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .update(runs)
+      .set(update)
+      .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId))),
+  );
 }
 
 export async function listRunMessages(db: Db, tenantId: string, runId: string): Promise<StoredMessage[]> {
-  return db
-    .select()
-    .from(messages)
-    .where(and(eq(messages.runId, runId), eq(messages.tenantId, tenantId)))
-    .orderBy(asc(messages.seq));
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, runId), eq(messages.tenantId, tenantId)))
+      .orderBy(asc(messages.seq)),
+  );
 }
 
 /** Removes a run and the messages it wrote (used when a just-created run cannot be queued). */
 export async function deleteRun(db: Db, tenantId: string, runId: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await withTenantScope(db, tenantId, async (tx) => {
     await tx.delete(messages).where(and(eq(messages.runId, runId), eq(messages.tenantId, tenantId)));
     await tx.delete(runs).where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)));
   });
@@ -202,18 +216,21 @@ export async function deleteRun(db: Db, tenantId: string, runId: string): Promis
 export async function listConversations(
   db: Db,
   tenantId: string,
-  page: { limit: number; before?: string; agentId?: string },
+  page: { limit: number; before?: string; agentId?: string } & ConversationFilters,
 ): Promise<Conversation[]> {
-  return db
-    .select()
-    .from(conversations)
-    .where(
-      and(
-        eq(conversations.tenantId, tenantId),
-        page.agentId ? eq(conversations.agentId, page.agentId) : undefined,
-        page.before ? lt(conversations.id, page.before) : undefined,
-      ),
-    )
-    .orderBy(desc(conversations.id))
-    .limit(page.limit);
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(conversations)
+      .where(
+        and(
+          eq(conversations.tenantId, tenantId),
+          page.agentId ? eq(conversations.agentId, page.agentId) : undefined,
+          page.before ? lt(conversations.id, page.before) : undefined,
+          ...conversationFilterSql(page),
+        ),
+      )
+      .orderBy(desc(conversations.id))
+      .limit(page.limit),
+  );
 }

@@ -4,10 +4,14 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { messages, type RunStatus, runs, toolCalls } from '../schema.ts';
+import { type Tx, withSystemScope, withTenantScope } from '../tenant-scope.ts';
 import type { Run } from './conversations.ts';
+import { recordRunWebhooks } from './webhook-deliveries.ts';
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type ToolCallRecord = typeof toolCalls.$inferSelect;
+
+/** A run as its attempts know it: every write is scoped to its tenant. */
+export type RunRef = Pick<Run, 'id' | 'tenantId'>;
 
 /** Thrown when an attempt's fencing number is no longer current: a newer attempt owns the run. */
 export function staleAttempt(runId: string): AppError {
@@ -25,17 +29,19 @@ const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
  * Starts an attempt: takes the next fencing number and marks the run running. Undefined when the
  * run is gone or already finished.
  */
-export async function claimRun(db: Db, runId: string): Promise<Run | undefined> {
-  const [run] = await db
-    .update(runs)
-    .set({
-      fence: sql`${runs.fence} + 1`,
-      status: 'running',
-      startedAt: sql`coalesce(${runs.startedAt}, now())`,
-      heartbeatAt: sql`now()`,
-    })
-    .where(and(eq(runs.id, runId), inArray(runs.status, ACTIVE)))
-    .returning();
+export async function claimRun(db: Db, ref: RunRef): Promise<Run | undefined> {
+  const [run] = await withTenantScope(db, ref.tenantId, (tx) =>
+    tx
+      .update(runs)
+      .set({
+        fence: sql`${runs.fence} + 1`,
+        status: 'running',
+        startedAt: sql`coalesce(${runs.startedAt}, now())`,
+        heartbeatAt: sql`now()`,
+      })
+      .where(and(eq(runs.id, ref.id), inArray(runs.status, ACTIVE)))
+      .returning(),
+  );
   return run;
 }
 
@@ -68,7 +74,7 @@ export async function checkpointRun(
   list: Message[],
   update: Partial<Omit<Run, 'id' | 'tenantId' | 'conversationId' | 'fence'>> = {},
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await withTenantScope(db, run.tenantId, async (tx) => {
     await assertFence(tx, run.id, fence, update);
     if (list.length === 0) return;
     const start = await nextSeq(tx, run.conversationId);
@@ -87,12 +93,14 @@ export async function checkpointRun(
 }
 
 /** Keeps the run's heartbeat fresh; false when the attempt is stale. */
-export async function heartbeatRun(db: Db, runId: string, fence: number): Promise<boolean> {
-  const rows = await db
-    .update(runs)
-    .set({ heartbeatAt: sql`now()` })
-    .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
-    .returning({ id: runs.id });
+export async function heartbeatRun(db: Db, run: RunRef, fence: number): Promise<boolean> {
+  const rows = await withTenantScope(db, run.tenantId, (tx) =>
+    tx
+      .update(runs)
+      .set({ heartbeatAt: sql`now()` })
+      .where(and(eq(runs.id, run.id), eq(runs.fence, fence)))
+      .returning({ id: runs.id }),
+  );
   return rows.length > 0;
 }
 
@@ -105,7 +113,7 @@ export async function startToolCall(
   input: { runId: string; tenantId: string; toolCallId: string; name: string; idempotencyKey: string },
   fence: number,
 ): Promise<{ record: ToolCallRecord; created: boolean }> {
-  return db.transaction(async (tx) => {
+  return withTenantScope(db, input.tenantId, async (tx) => {
     await assertFence(tx, input.runId, fence);
     const inserted = await tx
       .insert(toolCalls)
@@ -123,11 +131,11 @@ export async function startToolCall(
 
 export async function completeToolCall(
   db: Db,
-  key: { runId: string; toolCallId: string },
+  key: { runId: string; tenantId: string; toolCallId: string },
   fence: number,
   result: { output: unknown; isError: boolean; errorCode?: string },
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await withTenantScope(db, key.tenantId, async (tx) => {
     await assertFence(tx, key.runId, fence);
     await tx
       .update(toolCalls)
@@ -145,37 +153,46 @@ export async function completeToolCall(
 /** Ends the run with `status` while the fence is current; false when stale or already final. */
 export async function finishRunFenced(
   db: Db,
-  runId: string,
+  run: RunRef,
   fence: number,
   update: { status: RunStatus; error?: Run['error']; usage?: Run['usage']; toolCallCount?: number },
 ): Promise<boolean> {
-  const rows = await db
-    .update(runs)
-    .set({ ...update, finishedAt: sql`now()`, heartbeatAt: sql`now()` })
-    .where(and(eq(runs.id, runId), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
-    .returning({ id: runs.id });
+  const rows = await withTenantScope(db, run.tenantId, async (tx) => {
+    const updated = await tx
+      .update(runs)
+      .set({ ...update, finishedAt: sql`now()`, heartbeatAt: sql`now()` })
+      .where(and(eq(runs.id, run.id), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
+      .returning();
+    // The webhook outbox: committed with the status, or not at all.
+    if (updated[0]) await recordRunWebhooks(tx, updated[0]);
+    return updated;
+  });
   return rows.length > 0;
 }
 
 /** Ends a run that no attempt holds (cancelled while queued, swept after a timeout). */
 export async function finishRunUnfenced(
   db: Db,
-  runId: string,
+  run: RunRef,
   update: { status: RunStatus; error?: Run['error'] },
   fromStatuses: RunStatus[] = ACTIVE,
 ): Promise<boolean> {
-  const rows = await db
-    .update(runs)
-    .set({ ...update, finishedAt: sql`now()`, fence: sql`${runs.fence} + 1` })
-    .where(and(eq(runs.id, runId), inArray(runs.status, fromStatuses)))
-    .returning({ id: runs.id });
+  const rows = await withTenantScope(db, run.tenantId, async (tx) => {
+    const updated = await tx
+      .update(runs)
+      .set({ ...update, finishedAt: sql`now()`, fence: sql`${runs.fence} + 1` })
+      .where(and(eq(runs.id, run.id), inArray(runs.status, fromStatuses)))
+      .returning();
+    if (updated[0]) await recordRunWebhooks(tx, updated[0]);
+    return updated;
+  });
   return rows.length > 0;
 }
 
 /** Writes a waiting run's deferred user message into the transcript (first attempt only). */
 export async function writePendingInput(db: Db, run: Run, fence: number): Promise<void> {
   if (!run.pendingInput) return;
-  await db.transaction(async (tx) => {
+  await withTenantScope(db, run.tenantId, async (tx) => {
     await assertFence(tx, run.id, fence, { pendingInput: null });
     const seq = await nextSeq(tx, run.conversationId);
     const [message] = await tx
@@ -195,56 +212,79 @@ export async function writePendingInput(db: Db, run: Run, fence: number): Promis
 }
 
 /** The conversation's active runs, oldest first. */
-export async function activeRuns(db: Db | Tx, conversationId: string): Promise<Run[]> {
-  return db
-    .select()
-    .from(runs)
-    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ACTIVE)))
-    .orderBy(asc(runs.createdAt), asc(runs.id));
+export async function activeRuns(db: Db, tenantId: string, conversationId: string): Promise<Run[]> {
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(runs)
+      .where(and(eq(runs.conversationId, conversationId), eq(runs.tenantId, tenantId), inArray(runs.status, ACTIVE)))
+      .orderBy(asc(runs.createdAt), asc(runs.id)),
+  );
 }
 
 /** Marks a run for cancellation; returns the run as it is now (undefined when not the tenant's). */
 export async function requestCancel(db: Db, tenantId: string, runId: string): Promise<Run | undefined> {
-  const [run] = await db
-    .update(runs)
-    .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
-    .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)))
-    .returning();
+  const [run] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .update(runs)
+      .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
+      .where(and(eq(runs.id, runId), eq(runs.tenantId, tenantId)))
+      .returning(),
+  );
   return run;
 }
 
-/** Runs that look abandoned: active, but without a heartbeat since `before` (or never started). */
+/**
+ * Runs that look abandoned: active, but without a heartbeat since `before` (or never started).
+ * System scope: the sweeper looks across tenants (it then works on each run in its own tenant).
+ */
 export async function staleRuns(db: Db, before: Date, limit = 100): Promise<Run[]> {
-  return db
-    .select()
-    .from(runs)
-    .where(
-      and(
-        inArray(runs.status, ['running', 'queued']),
-        sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt}) < ${before}`,
-      ),
-    )
-    .orderBy(asc(runs.createdAt))
-    .limit(limit);
+  return withSystemScope(db, 'stuck-run sweeper', (tx) =>
+    tx
+      .select()
+      .from(runs)
+      .where(
+        and(
+          inArray(runs.status, ['running', 'queued']),
+          sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt}) < ${before}`,
+        ),
+      )
+      .orderBy(asc(runs.createdAt))
+      .limit(limit),
+  );
 }
 
-/** Pauses a run for a person's answer (client tool or approval), while the fence is current. */
-export async function markRunWaiting(db: Db, runId: string, fence: number): Promise<boolean> {
-  const rows = await db
-    .update(runs)
-    .set({ status: 'waiting' })
-    .where(and(eq(runs.id, runId), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
-    .returning({ id: runs.id });
+/**
+ * Pauses a run for a person's answer (client tool or approval), while the fence is current.
+ * `pending` (the calls waiting for an answer) goes into the `run.waiting` webhook payload.
+ */
+export async function markRunWaiting(
+  db: Db,
+  run: RunRef,
+  fence: number,
+  pending: readonly unknown[] = [],
+): Promise<boolean> {
+  const rows = await withTenantScope(db, run.tenantId, async (tx) => {
+    const updated = await tx
+      .update(runs)
+      .set({ status: 'waiting' })
+      .where(and(eq(runs.id, run.id), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
+      .returning();
+    if (updated[0]) await recordRunWebhooks(tx, updated[0], { pending });
+    return updated;
+  });
   return rows.length > 0;
 }
 
 /** The recorded state of some of a run's tool calls. */
-export async function toolCallRecords(db: Db, runId: string, toolCallIds: string[]): Promise<ToolCallRecord[]> {
+export async function toolCallRecords(db: Db, run: RunRef, toolCallIds: string[]): Promise<ToolCallRecord[]> {
   if (toolCallIds.length === 0) return [];
-  return db
-    .select()
-    .from(toolCalls)
-    .where(and(eq(toolCalls.runId, runId), inArray(toolCalls.toolCallId, toolCallIds)));
+  return withTenantScope(db, run.tenantId, (tx) =>
+    tx
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.runId, run.id), inArray(toolCalls.toolCallId, toolCallIds))),
+  );
 }
 
 export type HumanAnswer =
@@ -255,12 +295,8 @@ export type HumanAnswer =
  * Records people's answers to a waiting run's calls and queues the run again, in one transaction.
  * False when the run is not waiting (already answered, cancelled, …).
  */
-export async function answerWaitingRun(
-  db: Db,
-  run: Pick<Run, 'id' | 'tenantId'>,
-  answers: HumanAnswer[],
-): Promise<boolean> {
-  return db.transaction(async (tx) => {
+export async function answerWaitingRun(db: Db, run: RunRef, answers: HumanAnswer[]): Promise<boolean> {
+  return withTenantScope(db, run.tenantId, async (tx) => {
     const resumed = await tx
       .update(runs)
       .set({ status: 'queued' })

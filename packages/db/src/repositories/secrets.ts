@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { secrets } from '../schema.ts';
+import { withTenantScope } from '../tenant-scope.ts';
 
 export type SecretRow = typeof secrets.$inferSelect;
 export type SealedValue = Pick<SecretRow, 'keyId' | 'iv' | 'ciphertext' | 'tag'>;
@@ -12,11 +13,13 @@ export async function putSecret(
   name: string,
   sealed: SealedValue,
 ): Promise<{ created: boolean }> {
-  const [row] = await db
-    .insert(secrets)
-    .values({ tenantId, name, ...sealed })
-    .onConflictDoUpdate({ target: [secrets.tenantId, secrets.name], set: { ...sealed, updatedAt: sql`now()` } })
-    .returning({ createdAt: secrets.createdAt, updatedAt: secrets.updatedAt });
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .insert(secrets)
+      .values({ tenantId, name, ...sealed })
+      .onConflictDoUpdate({ target: [secrets.tenantId, secrets.name], set: { ...sealed, updatedAt: sql`now()` } })
+      .returning({ createdAt: secrets.createdAt, updatedAt: secrets.updatedAt }),
+  );
   return { created: row!.createdAt.getTime() === row!.updatedAt.getTime() };
 }
 
@@ -25,18 +28,22 @@ export async function listSecrets(
   db: Db,
   tenantId: string,
 ): Promise<Array<Pick<SecretRow, 'name' | 'createdAt' | 'updatedAt' | 'keyId'>>> {
-  return db
-    .select({ name: secrets.name, createdAt: secrets.createdAt, updatedAt: secrets.updatedAt, keyId: secrets.keyId })
-    .from(secrets)
-    .where(eq(secrets.tenantId, tenantId))
-    .orderBy(asc(secrets.name));
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select({ name: secrets.name, createdAt: secrets.createdAt, updatedAt: secrets.updatedAt, keyId: secrets.keyId })
+      .from(secrets)
+      .where(eq(secrets.tenantId, tenantId))
+      .orderBy(asc(secrets.name)),
+  );
 }
 
 export async function deleteSecret(db: Db, tenantId: string, name: string): Promise<boolean> {
-  const rows = await db
-    .delete(secrets)
-    .where(and(eq(secrets.tenantId, tenantId), eq(secrets.name, name)))
-    .returning({ name: secrets.name });
+  const rows = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .delete(secrets)
+      .where(and(eq(secrets.tenantId, tenantId), eq(secrets.name, name)))
+      .returning({ name: secrets.name }),
+  );
   return rows.length > 0;
 }
 
@@ -47,14 +54,16 @@ export async function getSealedSecrets(
   names: string[],
 ): Promise<Array<SealedValue & { name: string }>> {
   if (names.length === 0) return [];
-  return db
-    .select({
-      name: secrets.name,
-      keyId: secrets.keyId,
-      iv: secrets.iv,
-      ciphertext: secrets.ciphertext,
-      tag: secrets.tag,
-    })
-    .from(secrets)
-    .where(and(eq(secrets.tenantId, tenantId), inArray(secrets.name, names)));
+  return withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select({
+        name: secrets.name,
+        keyId: secrets.keyId,
+        iv: secrets.iv,
+        ciphertext: secrets.ciphertext,
+        tag: secrets.tag,
+      })
+      .from(secrets)
+      .where(and(eq(secrets.tenantId, tenantId), inArray(secrets.name, names))),
+  );
 }

@@ -2,6 +2,7 @@ import type { Message } from '@agentry/llm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { conversations, messages } from '../schema.ts';
+import { withTenantScope } from '../tenant-scope.ts';
 import type { Conversation } from './conversations.ts';
 
 /**
@@ -26,7 +27,7 @@ export async function createConversationWithHistory(
   },
 ): Promise<Conversation> {
   const { history, ...fields } = input;
-  return db.transaction(async (tx) => {
+  return withTenantScope(db, input.tenantId, async (tx) => {
     const [conversation] = await tx
       .insert(conversations)
       .values({ id: newId(), ...fields })

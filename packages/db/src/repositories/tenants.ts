@@ -2,17 +2,22 @@ import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { apiKeys, runs, tenants } from '../schema.ts';
+import { withSystemScope, withTenantScope } from '../tenant-scope.ts';
 
 export type Tenant = typeof tenants.$inferSelect;
 export type ApiKeyRecord = typeof apiKeys.$inferSelect;
 
-/** Creates a tenant and its first key in one transaction (the key hash is computed by the caller). */
+/**
+ * Creates a tenant and its first key in one transaction (the key hash is computed by the caller),
+ * scoped to the new tenant's id: no system scope needed.
+ */
 export async function createTenantWithKey(
   db: Db,
   input: { name: string; key: { prefix: string; hash: string } },
 ): Promise<{ tenant: Tenant; apiKey: ApiKeyRecord }> {
-  return db.transaction(async (tx) => {
-    const [tenant] = await tx.insert(tenants).values({ id: newId(), name: input.name }).returning();
+  const id = newId();
+  return withTenantScope(db, id, async (tx) => {
+    const [tenant] = await tx.insert(tenants).values({ id, name: input.name }).returning();
     const [apiKey] = await tx
       .insert(apiKeys)
       .values({ id: newId(), tenantId: tenant!.id, kind: 'secret', prefix: input.key.prefix, keyHash: input.key.hash })
@@ -21,27 +26,40 @@ export async function createTenantWithKey(
   });
 }
 
-/** The active key with this hash and its tenant, or undefined (revoked keys and suspended tenants too). */
+/**
+ * The active key with this hash and its tenant, or undefined (revoked keys and suspended tenants
+ * too). System scope: the tenant is what this lookup finds out.
+ */
 export async function findActiveApiKey(
   db: Db,
   keyHash: string,
 ): Promise<{ key: ApiKeyRecord; tenant: Tenant } | undefined> {
-  const rows = await db
-    .select({ key: apiKeys, tenant: tenants })
-    .from(apiKeys)
-    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), eq(tenants.status, 'active')))
-    .limit(1);
+  const rows = await withSystemScope(db, 'API key lookup by hash', (tx) =>
+    tx
+      .select({ key: apiKeys, tenant: tenants })
+      .from(apiKeys)
+      .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), eq(tenants.status, 'active')))
+      .limit(1),
+  );
   return rows[0];
 }
 
 /** Records a key's last use; callers throttle how often they call this. */
-export async function touchApiKey(db: Db, keyId: string, at: Date): Promise<void> {
-  await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId));
+export async function touchApiKey(db: Db, tenantId: string, keyId: string, at: Date): Promise<void> {
+  await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .update(apiKeys)
+      .set({ lastUsedAt: at })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId))),
+  );
 }
 
+/** Whether any tenant exists (0 or 1): system scope, for seeding an empty installation. */
 export async function countTenants(db: Db): Promise<number> {
-  const rows = await db.select({ id: tenants.id }).from(tenants).limit(1);
+  const rows = await withSystemScope(db, 'demo seed: is the installation empty', (tx) =>
+    tx.select({ id: tenants.id }).from(tenants).limit(1),
+  );
   return rows.length;
 }
 
@@ -58,39 +76,45 @@ export async function createApiKey(
     allowedOrigins?: string[];
   },
 ): Promise<ApiKeyRecord> {
-  const [row] = await db
-    .insert(apiKeys)
-    .values({
-      id: newId(),
-      tenantId: input.tenantId,
-      kind: input.kind,
-      name: input.name ?? null,
-      prefix: input.prefix,
-      keyHash: input.hash,
-      scopes: input.scopes,
-      allowedAgents: input.allowedAgents ?? null,
-      allowedOrigins: input.allowedOrigins ?? null,
-    })
-    .returning();
+  const [row] = await withTenantScope(db, input.tenantId, (tx) =>
+    tx
+      .insert(apiKeys)
+      .values({
+        id: newId(),
+        tenantId: input.tenantId,
+        kind: input.kind,
+        name: input.name ?? null,
+        prefix: input.prefix,
+        keyHash: input.hash,
+        scopes: input.scopes,
+        allowedAgents: input.allowedAgents ?? null,
+        allowedOrigins: input.allowedOrigins ?? null,
+      })
+      .returning(),
+  );
   return row!;
 }
 
 export async function listApiKeys(db: Db, tenantId: string): Promise<ApiKeyRecord[]> {
-  return db.select().from(apiKeys).where(eq(apiKeys.tenantId, tenantId)).orderBy(desc(apiKeys.id));
+  return withTenantScope(db, tenantId, (tx) =>
+    tx.select().from(apiKeys).where(eq(apiKeys.tenantId, tenantId)).orderBy(desc(apiKeys.id)),
+  );
 }
 
 /** Revokes a key (idempotent); undefined when it is not the tenant's. */
 export async function revokeApiKey(db: Db, tenantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
-  const [row] = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId)))
-    .returning();
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId)))
+      .returning(),
+  );
   return row;
 }
 
 export async function getTenant(db: Db, tenantId: string): Promise<Tenant | undefined> {
-  const [row] = await db.select().from(tenants).where(eq(tenants.id, tenantId));
+  const [row] = await withTenantScope(db, tenantId, (tx) => tx.select().from(tenants).where(eq(tenants.id, tenantId)));
   return row;
 }
 
@@ -100,13 +124,17 @@ export type TenantSettings = Partial<
 
 export async function updateTenant(db: Db, tenantId: string, settings: TenantSettings): Promise<Tenant | undefined> {
   if (Object.keys(settings).length === 0) return getTenant(db, tenantId);
-  const [row] = await db.update(tenants).set(settings).where(eq(tenants.id, tenantId)).returning();
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx.update(tenants).set(settings).where(eq(tenants.id, tenantId)).returning(),
+  );
   return row;
 }
 
-/** Deletes a tenant and everything it owns (rows cascade). */
+/** Deletes a tenant and everything it owns (rows cascade; referential actions bypass row security). */
 export async function deleteTenant(db: Db, tenantId: string): Promise<boolean> {
-  const rows = await db.delete(tenants).where(eq(tenants.id, tenantId)).returning({ id: tenants.id });
+  const rows = await withTenantScope(db, tenantId, (tx) =>
+    tx.delete(tenants).where(eq(tenants.id, tenantId)).returning({ id: tenants.id }),
+  );
   return rows.length > 0;
 }
 
@@ -116,12 +144,14 @@ export async function tenantUsageSince(
   tenantId: string,
   since: Date,
 ): Promise<{ runs: number; tokens: number }> {
-  const [row] = await db
-    .select({
-      runs: sql<number>`count(*)`,
-      tokens: sql<number>`coalesce(sum((${runs.usage}->>'inputTokens')::bigint + (${runs.usage}->>'outputTokens')::bigint), 0)`,
-    })
-    .from(runs)
-    .where(and(eq(runs.tenantId, tenantId), gte(runs.createdAt, since)));
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select({
+        runs: sql<number>`count(*)`,
+        tokens: sql<number>`coalesce(sum((${runs.usage}->>'inputTokens')::bigint + (${runs.usage}->>'outputTokens')::bigint), 0)`,
+      })
+      .from(runs)
+      .where(and(eq(runs.tenantId, tenantId), gte(runs.createdAt, since))),
+  );
   return { runs: Number(row?.runs ?? 0), tokens: Number(row?.tokens ?? 0) };
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { runs, toolCalls } from '../schema.ts';
+import { type Tx, withTenantScope } from '../tenant-scope.ts';
 
 /** What one agent used on one UTC day. */
 export interface DailyUsage {
@@ -32,7 +33,7 @@ const day = sql<string>`to_char(${runs.createdAt} at time zone 'UTC', 'YYYY-MM-D
 const tokens = (field: string) => sql<string>`coalesce(sum((${runs.usage} ->> ${sql.raw(`'${field}'`)})::bigint), 0)`;
 
 /** Tool calls and failed tool calls per run, from the durable tool-call records. */
-function toolCallsPerRun(db: Db, tenantId: string) {
+function toolCallsPerRun(db: Tx, tenantId: string) {
   return db
     .select({
       runId: toolCalls.runId,
@@ -53,34 +54,36 @@ function toolCallsPerRun(db: Db, tenantId: string) {
  * const rows = await usageByDay(db, tenantId, { from: new Date('2026-05-01'), until: new Date('2026-06-01') });
  */
 export async function usageByDay(db: Db, tenantId: string, query: UsageQuery): Promise<DailyUsage[]> {
-  const perRun = toolCallsPerRun(db, tenantId);
-  const rows = await db
-    .select({
-      date: day,
-      agentId: runs.agentId,
-      runs: sql<string>`count(*)`,
-      completed: sql<string>`count(*) filter (where ${runs.status} = 'completed')`,
-      failed: sql<string>`count(*) filter (where ${runs.status} in ('failed', 'timed_out'))`,
-      cancelled: sql<string>`count(*) filter (where ${runs.status} = 'cancelled')`,
-      inputTokens: tokens('inputTokens'),
-      outputTokens: tokens('outputTokens'),
-      cacheReadTokens: tokens('cacheReadTokens'),
-      cacheWriteTokens: tokens('cacheWriteTokens'),
-      toolCalls: sql<string>`coalesce(sum(${perRun.calls}), 0)`,
-      toolErrors: sql<string>`coalesce(sum(${perRun.errors}), 0)`,
-    })
-    .from(runs)
-    .leftJoin(perRun, eq(perRun.runId, runs.id))
-    .where(
-      and(
-        eq(runs.tenantId, tenantId),
-        gte(runs.createdAt, query.from),
-        lt(runs.createdAt, query.until),
-        query.agentId ? eq(runs.agentId, query.agentId) : undefined,
-      ),
-    )
-    .groupBy(day, runs.agentId)
-    .orderBy(asc(day), asc(runs.agentId));
+  const rows = await withTenantScope(db, tenantId, (tx) => {
+    const perRun = toolCallsPerRun(tx, tenantId);
+    return tx
+      .select({
+        date: day,
+        agentId: runs.agentId,
+        runs: sql<string>`count(*)`,
+        completed: sql<string>`count(*) filter (where ${runs.status} = 'completed')`,
+        failed: sql<string>`count(*) filter (where ${runs.status} in ('failed', 'timed_out'))`,
+        cancelled: sql<string>`count(*) filter (where ${runs.status} = 'cancelled')`,
+        inputTokens: tokens('inputTokens'),
+        outputTokens: tokens('outputTokens'),
+        cacheReadTokens: tokens('cacheReadTokens'),
+        cacheWriteTokens: tokens('cacheWriteTokens'),
+        toolCalls: sql<string>`coalesce(sum(${perRun.calls}), 0)`,
+        toolErrors: sql<string>`coalesce(sum(${perRun.errors}), 0)`,
+      })
+      .from(runs)
+      .leftJoin(perRun, eq(perRun.runId, runs.id))
+      .where(
+        and(
+          eq(runs.tenantId, tenantId),
+          gte(runs.createdAt, query.from),
+          lt(runs.createdAt, query.until),
+          query.agentId ? eq(runs.agentId, query.agentId) : undefined,
+        ),
+      )
+      .groupBy(day, runs.agentId)
+      .orderBy(asc(day), asc(runs.agentId));
+  });
   return rows.map((r) => ({
     date: r.date,
     agentId: r.agentId,

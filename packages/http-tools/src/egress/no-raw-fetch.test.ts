@@ -21,6 +21,8 @@ const allowed: Record<string, string> = {
     'tenant value; if tenants may ever set a base URL, pass a fetch built on egressFetch instead',
   'apps/api/src/test-support/harness.ts':
     'test harness: calls the platform under test on its own local URL (not tenant-controlled, never shipped code paths)',
+  'apps/api/src/test-support/accounts.ts':
+    'test helper: a cookie-keeping browser stand-in that calls the platform under test on its local URL (never shipped code paths)',
 };
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));

@@ -4,29 +4,32 @@ import { conversationsApi } from '../../api/conversations-api.ts';
 import type { Agent, Conversation } from '../../api/types.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
-import { routeHref } from '../../router/routes.ts';
+import { type ConversationFilter, filterParams, routeHref } from '../../router/routes.ts';
 import { navigate } from '../../router/use-route.ts';
+import { ConversationFilters } from './conversation-filters.tsx';
 
-/** Conversations, newest first, filtered by agent, paged with the API's cursor. */
-export function ConversationsPage({ agentId }: { agentId?: string }) {
+/** Conversations, newest first, searched and filtered by the API, paged with its cursor. */
+export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
   const { t, lang } = useI18n();
   const [agents, setAgents] = useState<Agent[]>([]);
   const [rows, setRows] = useState<Conversation[]>();
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const filterKey = filterParams(filter).toString();
   useEffect(() => {
     agentsApi
       .list()
       .then(setAgents)
       .catch(() => {});
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: filterKey stands for filter
   useEffect(() => {
     let live = true;
     setRows(undefined);
     setError(undefined);
     conversationsApi
-      .list(agentId ? { agentId } : {})
+      .list(filter)
       .then((page) => {
         if (!live) return;
         setRows(page.data);
@@ -36,12 +39,12 @@ export function ConversationsPage({ agentId }: { agentId?: string }) {
     return () => {
       live = false;
     };
-  }, [agentId]);
+  }, [filterKey]);
   const more = async () => {
     if (!cursor) return;
     setBusy(true);
     try {
-      const page = await conversationsApi.list({ ...(agentId ? { agentId } : {}), cursor });
+      const page = await conversationsApi.list({ ...filter, cursor });
       setRows((r) => [...(r ?? []), ...page.data]);
       setCursor(page.next_cursor);
     } catch (e) {
@@ -52,31 +55,26 @@ export function ConversationsPage({ agentId }: { agentId?: string }) {
   };
   const names = new Map(agents.map((a) => [a.id, a.name]));
   const date = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en', { dateStyle: 'medium', timeStyle: 'medium' });
+  const filtered = filterKey !== '';
   return (
     <div className="stack">
       <header className="page-header">
         <h1>{t('conversations.title')}</h1>
-        <label>
-          {t('conversations.agent')}{' '}
-          <select
-            id="conversations-agent"
-            value={agentId ?? ''}
-            onChange={(e) =>
-              navigate(e.target.value ? { name: 'conversations', agentId: e.target.value } : { name: 'conversations' })
-            }
-          >
-            <option value="">{t('conversations.allAgents')}</option>
-            {agents.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </label>
       </header>
+      <ConversationFilters
+        key={filterKey}
+        filter={filter}
+        agents={agents}
+        onChange={(next) => navigate({ name: 'conversations', ...next })}
+      />
       <ErrorBanner error={error} />
       {rows === undefined && !error ? <p role="status">{t('common.loading')}</p> : null}
-      {rows && rows.length === 0 ? <p className="empty">{t('conversations.empty')}</p> : null}
+      <p className="sr-only" role="status">
+        {rows ? t('conversations.count', { n: rows.length }) : ''}
+      </p>
+      {rows && rows.length === 0 ? (
+        <p className="empty">{filtered ? t('conversations.noMatch') : t('conversations.empty')}</p>
+      ) : null}
       {rows && rows.length > 0 ? (
         <table className="list" id="conversations-table">
           <thead>
@@ -84,6 +82,7 @@ export function ConversationsPage({ agentId }: { agentId?: string }) {
               <th scope="col">{t('conversations.started')}</th>
               <th scope="col">{t('conversations.agent')}</th>
               <th scope="col">{t('versions.version')}</th>
+              <th scope="col">{t('conversations.status')}</th>
               <th scope="col">{t('conversations.id')}</th>
             </tr>
           </thead>
@@ -95,6 +94,18 @@ export function ConversationsPage({ agentId }: { agentId?: string }) {
                 </td>
                 <td>{names.get(c.agent_id) ?? c.agent_id.slice(0, 8)}</td>
                 <td>{c.agent_version === null ? t('conversations.publishedVersion') : `v${c.agent_version}`}</td>
+                <td>
+                  {c.last_run_status ? (
+                    <span
+                      className={`badge ${c.last_run_status === 'completed' ? 'badge-ok' : c.last_run_status === 'failed' || c.last_run_status === 'timed_out' ? 'badge-error' : ''}`}
+                    >
+                      {t(`status.${c.last_run_status}`)}
+                    </span>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                  {c.has_error ? <span className="badge badge-error">{t('conversations.errorBadge')}</span> : null}
+                </td>
                 <td>
                   <code>{c.id}</code>
                 </td>

@@ -1,16 +1,24 @@
-import { type FormEvent, useState } from 'react';
-import { pollingTransport } from '../../api/chat-transport.ts';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { streamMessage } from '../../api/chat-transport.ts';
 import { conversationsApi } from '../../api/conversations-api.ts';
-import type { Run } from '../../api/types.ts';
+import { applyRunEvent, emptyLiveRun, type LiveRun } from '../../api/live-run.ts';
+import type { Run, ToolAnswer } from '../../api/types.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';
+import { LiveRunView } from './live-run-view.tsx';
+import { PendingCards } from './pending-card.tsx';
 import { RunTrace } from './run-trace.tsx';
 
 interface Turn {
   user: string;
+  runId?: string;
+  /** The run as its events stream in. */
+  live?: LiveRun;
+  /** The stored run once it ended: exact totals and the full trace. */
   run?: Run;
   error?: unknown;
+  answerError?: unknown;
 }
 
 interface Session {
@@ -50,6 +58,9 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
     }
   };
 
+  const stream = useRef<AbortController | undefined>(undefined);
+  useEffect(() => () => stream.current?.abort(), []);
+
   const send = async (event: FormEvent) => {
     event.preventDefault();
     const content = input.trim();
@@ -62,17 +73,47 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
     }
     setInput('');
     const index = turns.length;
-    setTurns((all) => [...all, { user: content }]);
-    const update = (patch: Partial<Turn>) =>
-      setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...patch } : turn)));
+    setTurns((all) => [...all, { user: content, live: emptyLiveRun }]);
+    const update = (patch: (turn: Turn) => Partial<Turn>) =>
+      setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...patch(turn) } : turn)));
+    const controller = new AbortController();
+    stream.current = controller;
     try {
-      await pollingTransport.send(current.conversationId, content, (run) => update({ run }));
+      // Tokens, tool calls and pauses arrive as events; the stored run then gives the exact trace.
+      const runId = await streamMessage(
+        current.conversationId,
+        content,
+        {
+          onRunId: (id) => update(() => ({ runId: id })),
+          onEvent: (e) => update((turn) => ({ live: applyRunEvent(turn.live ?? emptyLiveRun, e) })),
+        },
+        controller.signal,
+      );
+      if (!controller.signal.aborted) {
+        const run = await conversationsApi.run(runId);
+        update(() => ({ run }));
+      }
     } catch (e) {
-      update({ error: e });
+      update(() => ({ error: e }));
     } finally {
+      if (stream.current === controller) stream.current = undefined;
       setBusy(false);
     }
   };
+
+  const answer = (index: number, runId: string) => async (answers: ToolAnswer[]) => {
+    const patch = (p: Partial<Turn>) =>
+      setTurns((all) => all.map((turn, i) => (i === index ? { ...turn, ...p } : turn)));
+    patch({ answerError: undefined });
+    try {
+      await conversationsApi.answer(runId, answers);
+    } catch (e) {
+      patch({ answerError: e });
+      throw e;
+    }
+  };
+
+  const stop = (runId: string) => conversationsApi.cancel(runId).catch((e) => setError(e));
 
   const stale = session && session.draftKey !== draftKey;
   return (
@@ -101,12 +142,34 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
       <ol className="chat" aria-live="polite">
         {turns.map((turn, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: turns are append-only
-          <li key={i} className="turn">
+          <li key={i} className="turn" aria-busy={Boolean(turn.live && !turn.run && !turn.error)}>
             <p className="bubble bubble-user">{turn.user}</p>
             {turn.run ? (
               <>
                 <RunTrace run={turn.run} />
                 {turn.run.reply ? <p className="bubble bubble-assistant">{turn.run.reply}</p> : null}
+              </>
+            ) : turn.live ? (
+              <>
+                <LiveRunView run={turn.live} />
+                {turn.runId && turn.live.status === 'waiting' && turn.live.pending.length > 0 ? (
+                  <PendingCards
+                    // A new pause is a new set of cards.
+                    key={turn.live.pending.map((p) => p.tool_call_id).join()}
+                    pending={turn.live.pending}
+                    onAnswer={answer(i, turn.runId)}
+                  />
+                ) : null}
+                <ErrorBanner error={turn.answerError} />
+                {turn.runId && !turn.live.final && !turn.error ? (
+                  <button
+                    type="button"
+                    className="secondary small stop-run"
+                    onClick={() => turn.runId && stop(turn.runId)}
+                  >
+                    {t('playground.stop')}
+                  </button>
+                ) : null}
               </>
             ) : turn.error ? null : (
               <p className="muted" role="status">

@@ -13,7 +13,7 @@ export function RunTrace({ run }: { run: Run }) {
         <span
           className={`badge ${run.status === 'completed' ? 'badge-ok' : run.status === 'failed' ? 'badge-error' : ''}`}
         >
-          {run.status}
+          {t(`status.${run.status}`)}
         </span>
         <span>{t('trace.tokens', { input: run.meta.input_tokens, output: run.meta.output_tokens })}</span>
         <span>{t('trace.toolCalls', { n: run.meta.tool_call_count })}</span>

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { apiSchemas } from './openapi-schemas.ts';
+
+/**
+ * Response shapes of `/v1/webhook-deliveries`, registered as OpenAPI components next to the
+ * others in `openapi-schemas.ts`. They mirror `webhookDeliveryView`.
+ */
+
+function component<S extends z.ZodType>(id: string, schema: S, description?: string): S {
+  apiSchemas.add(schema, { id, ...(description ? { description } : {}) });
+  return schema;
+}
+
+const timestamp = z.iso.datetime({ offset: true });
+
+export const WebhookDeliverySchema = component(
+  'WebhookDelivery',
+  z.object({
+    id: z.uuid().describe('Also the `webhook-id` header and the payload’s `id`, the same on every attempt'),
+    object: z.literal('webhook_delivery'),
+    run_id: z.uuid(),
+    agent_id: z.uuid(),
+    event: z.enum(['run.completed', 'run.failed', 'run.cancelled', 'run.timed_out', 'run.waiting']),
+    url: z.string(),
+    status: z
+      .enum(['pending', 'sending', 'delivered', 'failed'])
+      .describe('pending: waiting for its next attempt; sending: an attempt is under way; delivered / failed: final'),
+    attempts: z.int().describe('Attempts made so far (a manual retry starts again from 0)'),
+    next_attempt_at: timestamp.nullable().describe('When a pending delivery is sent next'),
+    last_status_code: z.int().nullable().describe('The receiver’s HTTP status on the last attempt'),
+    last_error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .describe('Why the last attempt did not deliver: `http_<status>`, an egress code, `webhook_timeout`, …'),
+    created_at: timestamp,
+    updated_at: timestamp,
+    finished_at: timestamp.nullable(),
+  }),
+  'One webhook event for one run, and how sending it went',
+);
+
+export const WebhookDeliveryListSchema = component(
+  'WebhookDeliveryList',
+  z.object({
+    object: z.literal('list'),
+    data: z.array(WebhookDeliverySchema),
+    next_cursor: z.string().nullable().describe('Pass as `?cursor=` to get the next page; null on the last page'),
+  }),
+);

@@ -1,0 +1,9 @@
+import type { Language } from '../../i18n/translate.ts';
+
+/** A timestamp as a short local date and time, or the fallback for null. */
+export function formatDate(lang: Language, iso: string | null, fallback = '—'): string {
+  if (!iso) return fallback;
+  return new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en', { dateStyle: 'medium', timeStyle: 'short' }).format(
+    new Date(iso),
+  );
+}

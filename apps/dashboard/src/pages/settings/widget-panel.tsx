@@ -1,0 +1,275 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { agentsApi } from '../../api/agents-api.ts';
+import { apiBase } from '../../api/api-base.ts';
+import { keysApi } from '../../api/settings-api.ts';
+import type { Agent } from '../../api/types.ts';
+import { CopyField } from '../../components/copy-field.tsx';
+import { ErrorBanner } from '../../components/error-banner.tsx';
+import { useLoad } from '../../components/use-load.ts';
+import { useI18n } from '../../i18n/i18n-context.tsx';
+import { WidgetPreview } from './widget-preview.tsx';
+import { HEX_COLOR, type ThemeForm, themeForm, type WidgetSettings, withTheme } from './widget-theme.ts';
+
+const PREVIEW_KEY = (agentId: string) => `agentry.widgetKey.${agentId}`;
+
+/**
+ * The chat widget of one agent: its theme (saved as a new published version), the publishable
+ * keys and origins it may be used from, a live preview with the real /widget.js, and the embed code.
+ */
+export function WidgetPanel() {
+  const { t } = useI18n();
+  const agents = useLoad(() => agentsApi.list());
+  const [agentId, setAgentId] = useState('');
+  const [agent, setAgent] = useState<Agent>();
+  const [previewKey, setPreviewKey] = useState('');
+  const [reload, setReload] = useState(0);
+  useEffect(() => {
+    if (!agentId && agents.data?.[0]) setAgentId(agents.data[0].id);
+  }, [agents.data, agentId]);
+  useEffect(() => {
+    setAgent(agents.data?.find((a) => a.id === agentId));
+    setPreviewKey(agentId ? (sessionStorage.getItem(PREVIEW_KEY(agentId)) ?? '') : '');
+  }, [agentId, agents.data]);
+  const keepKey = (key: string) => {
+    setPreviewKey(key);
+    if (agentId) sessionStorage.setItem(PREVIEW_KEY(agentId), key);
+  };
+  const scriptOrigin = apiBase() || window.location.origin;
+  return (
+    <div className="stack">
+      <p className="muted">{t('widget.intro')}</p>
+      <ErrorBanner error={agents.error} />
+      {agents.data?.length === 0 ? <p className="empty">{t('widget.noAgents')}</p> : null}
+      {agents.data && agents.data.length > 0 ? (
+        <div className="field widget-agent">
+          <label htmlFor="widget-agent">{t('widget.agent')}</label>
+          <select id="widget-agent" value={agentId} onChange={(e) => setAgentId(e.target.value)}>
+            {agents.data.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      {agent ? (
+        <div className="widget-layout">
+          <div className="stack">
+            <ThemeEditor
+              key={agent.id}
+              agent={agent}
+              onPublished={() => {
+                void agents.reload();
+                setReload((n) => n + 1);
+              }}
+            />
+            <WidgetKeys agent={agent} onKey={keepKey} />
+          </div>
+          <div className="stack">
+            <WidgetPreview
+              key={`${agent.id}:${reload}`}
+              agent={agent}
+              scriptOrigin={scriptOrigin}
+              previewKey={previewKey}
+              onPreviewKey={keepKey}
+              onReload={() => setReload((n) => n + 1)}
+            />
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function ThemeEditor({ agent, onPublished }: { agent: Agent; onPublished: () => void }) {
+  const { t } = useI18n();
+  const base = agent.published_version ?? agent.latest_version;
+  const version = useLoad(() => agentsApi.version(agent.id, base));
+  const [form, setForm] = useState<ThemeForm>();
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (version.data?.config) setForm(themeForm(version.data.config.widget as WidgetSettings | undefined));
+  }, [version.data]);
+  if (!form) return version.error ? <ErrorBanner error={version.error} /> : <p role="status">{t('common.loading')}</p>;
+  const set = (patch: Partial<ThemeForm>) => setForm({ ...form, ...patch });
+  const badColor = (['primary', 'background', 'text'] as const).filter((k) => form[k] && !HEX_COLOR.test(form[k]));
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const config = version.data?.config;
+    if (!config) return;
+    setBusy(true);
+    setError(undefined);
+    setNotice('');
+    try {
+      const saved = await agentsApi.addVersion(agent.id, withTheme(config, form), true);
+      setNotice(t('widget.publishedNotice', { version: saved.version }));
+      onPublished();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-labelledby="theme-title" id="widget-theme-form">
+      <h2 id="theme-title">{t('widget.themeTitle')}</h2>
+      <p className="help">{t('widget.themeHelp', { version: base })}</p>
+      <div className="field">
+        <label htmlFor="widget-title">{t('widget.title')}</label>
+        <input id="widget-title" maxLength={100} value={form.title} onChange={(e) => set({ title: e.target.value })} />
+      </div>
+      <div className="field">
+        <label htmlFor="widget-greeting">{t('widget.greeting')}</label>
+        <textarea
+          id="widget-greeting"
+          rows={2}
+          maxLength={1000}
+          value={form.greeting}
+          onChange={(e) => set({ greeting: e.target.value })}
+        />
+      </div>
+      <fieldset>
+        <legend>{t('widget.colors')}</legend>
+        <div className="grid-3">
+          {(['primary', 'background', 'text'] as const).map((k) => (
+            <div key={k} className={`field${badColor.includes(k) ? ' field-invalid' : ''}`}>
+              <label htmlFor={`widget-color-${k}`}>{t(`widget.color.${k}`)}</label>
+              <div className="inline">
+                <input
+                  type="color"
+                  className="swatch"
+                  aria-label={t('widget.pick', { name: t(`widget.color.${k}`) })}
+                  value={HEX_COLOR.test(form[k]) && form[k].length === 7 ? form[k] : '#ffffff'}
+                  onChange={(e) => set({ [k]: e.target.value })}
+                />
+                <input
+                  id={`widget-color-${k}`}
+                  value={form[k]}
+                  placeholder={t('widget.colorDefault')}
+                  spellCheck={false}
+                  aria-invalid={badColor.includes(k)}
+                  onChange={(e) => set({ [k]: e.target.value })}
+                />
+              </div>
+            </div>
+          ))}
+        </div>
+        {badColor.length ? <p className="issues">{t('widget.badColor')}</p> : null}
+      </fieldset>
+      <div className="field">
+        <label htmlFor="widget-position">{t('widget.position')}</label>
+        <select
+          id="widget-position"
+          value={form.position}
+          onChange={(e) => set({ position: e.target.value as ThemeForm['position'] })}
+        >
+          <option value="bottom-right">{t('widget.bottomRight')}</option>
+          <option value="bottom-left">{t('widget.bottomLeft')}</option>
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="widget-questions">{t('widget.questions')}</label>
+        <textarea
+          id="widget-questions"
+          rows={3}
+          value={form.questions}
+          aria-describedby="widget-questions-help"
+          onChange={(e) => set({ questions: e.target.value })}
+        />
+        <p className="help" id="widget-questions-help">
+          {t('widget.questionsHelp')}
+        </p>
+      </div>
+      <ErrorBanner error={error} />
+      <button type="submit" id="widget-publish" disabled={busy || badColor.length > 0}>
+        {t('widget.publish')}
+      </button>
+      <p className="banner-ok notice" role="status" id="widget-notice">
+        {notice}
+      </p>
+    </form>
+  );
+}
+
+/** The agent's publishable keys with their origins, and a form to make one (its value is shown once). */
+function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => void }) {
+  const { t } = useI18n();
+  const keys = useLoad(() => keysApi.list());
+  const [origins, setOrigins] = useState(window.location.origin);
+  const [created, setCreated] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const mine = (keys.data ?? []).filter(
+    (k) => k.kind === 'publishable' && !k.revoked_at && k.agents.includes(agent.id),
+  );
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const key = await keysApi.create({
+        kind: 'publishable',
+        name: t('widget.keyName', { agent: agent.name }),
+        agents: [agent.id],
+        allowed_origins: origins
+          .split(/[\s,]+/)
+          .map((o) => o.trim())
+          .filter(Boolean),
+      });
+      setCreated(key.key);
+      onKey(key.key);
+      await keys.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="widget-keys-title">
+      <h2 id="widget-keys-title">{t('widget.keysTitle')}</h2>
+      <ErrorBanner error={keys.error} />
+      {mine.length === 0 ? <p className="muted">{t('widget.noKeys')}</p> : null}
+      <ul className="plain-list" id="widget-keys">
+        {mine.map((k) => (
+          <li key={k.id}>
+            <code>{k.prefix}…</code>{' '}
+            {k.allowed_origins.map((o) => (
+              <span key={o} className="chip chip-context">
+                {o}
+              </span>
+            ))}
+          </li>
+        ))}
+      </ul>
+      <form onSubmit={submit}>
+        <div className="field">
+          <label htmlFor="widget-origins">{t('widget.origins')}</label>
+          <textarea
+            id="widget-origins"
+            rows={2}
+            spellCheck={false}
+            value={origins}
+            aria-describedby="widget-origins-help"
+            onChange={(e) => setOrigins(e.target.value)}
+          />
+          <p className="help" id="widget-origins-help">
+            {t('widget.originsHelp')}
+          </p>
+        </div>
+        <ErrorBanner error={error} />
+        <button type="submit" className="secondary" id="widget-create-key" disabled={busy || !origins.trim()}>
+          {t('widget.createKey')}
+        </button>
+      </form>
+      {created ? (
+        <div className="banner-ok created-key" role="status">
+          <p>{t('keys.shownOnce')}</p>
+          <CopyField id="widget-key-value" label={t('keys.value')} value={created} />
+        </div>
+      ) : null}
+    </section>
+  );
+}

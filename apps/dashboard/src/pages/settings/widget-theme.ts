@@ -1,0 +1,85 @@
+import type { AgentConfig } from '../../config/agent-config.ts';
+
+/** The agent config's `widget` section (configs/agent-config.schema.json `$defs/widget`). */
+export interface WidgetSettings {
+  title?: string;
+  greeting?: string;
+  colors?: { primary?: string; background?: string; text?: string };
+  position?: 'bottom-right' | 'bottom-left';
+  suggested_questions?: string[];
+  browser_js_eval?: boolean;
+  allowed_origins?: string[];
+}
+
+/** What the theme form edits, as plain strings (empty = not set). */
+export interface ThemeForm {
+  title: string;
+  greeting: string;
+  primary: string;
+  background: string;
+  text: string;
+  position: 'bottom-right' | 'bottom-left';
+  questions: string;
+}
+
+export const HEX_COLOR = /^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
+
+export function themeForm(widget: WidgetSettings | undefined): ThemeForm {
+  return {
+    title: widget?.title ?? '',
+    greeting: widget?.greeting ?? '',
+    primary: widget?.colors?.primary ?? '',
+    background: widget?.colors?.background ?? '',
+    text: widget?.colors?.text ?? '',
+    position: widget?.position ?? 'bottom-right',
+    questions: (widget?.suggested_questions ?? []).join('\n'),
+  };
+}
+
+/**
+ * The config with its `widget` theme replaced by the form's (unset fields removed); settings the
+ * form does not edit (allowed origins, browser_js_eval) are kept.
+ *
+ * @example
+ * withTheme(config, { ...themeForm(undefined), title: 'Help' }).widget; // { title: 'Help', position: 'bottom-right' }
+ */
+export function withTheme(config: AgentConfig, form: ThemeForm): AgentConfig {
+  const previous = (config.widget ?? {}) as WidgetSettings;
+  const colors = Object.fromEntries(
+    (['primary', 'background', 'text'] as const).flatMap((k) => (form[k].trim() ? [[k, form[k].trim()]] : [])),
+  );
+  const questions = form.questions
+    .split('\n')
+    .map((q) => q.trim())
+    .filter(Boolean);
+  const widget: WidgetSettings = {
+    ...(form.title.trim() ? { title: form.title.trim() } : {}),
+    ...(form.greeting.trim() ? { greeting: form.greeting.trim() } : {}),
+    ...(Object.keys(colors).length ? { colors } : {}),
+    position: form.position,
+    ...(questions.length ? { suggested_questions: questions } : {}),
+    ...(previous.browser_js_eval !== undefined ? { browser_js_eval: previous.browser_js_eval } : {}),
+    ...(previous.allowed_origins ? { allowed_origins: previous.allowed_origins } : {}),
+  };
+  return { ...config, widget };
+}
+
+/** The copy-paste embed code for a page. */
+export function embedSnippet(scriptOrigin: string, key: string, agentId: string): string {
+  return `<script src="${scriptOrigin}/widget.js" data-key="${key}" data-agent="${agentId}" async></script>`;
+}
+
+const escapeAttr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** A small page that loads the real widget, for the preview iframe. */
+export function previewDocument(options: {
+  scriptOrigin: string;
+  apiBase: string;
+  key: string;
+  agentId: string;
+  lang: string;
+  text: string;
+}): string {
+  const { scriptOrigin, apiBase, key, agentId, lang, text } = options;
+  return `<!doctype html><html lang="${escapeAttr(lang)}"><head><meta charset="utf-8"><style>body{font-family:system-ui,sans-serif;margin:1.5rem;color:#5d6b7e;background:#fafbfc}</style></head><body><p>${escapeAttr(text)}</p><script src="${escapeAttr(scriptOrigin)}/widget.js" data-key="${escapeAttr(key)}" data-agent="${escapeAttr(agentId)}" data-api="${escapeAttr(apiBase)}" data-lang="${escapeAttr(lang)}" async></script></body></html>`;
+}
