@@ -361,6 +361,7 @@ async function main(): Promise<void> {
     await page.selectOption('#filter-status', 'failed');
     await page.getByText('No conversation matches these filters.').waitFor();
     await page.click('#filter-clear');
+    assert.equal(await page.inputValue('#filter-status'), '', 'clear resets the filters at once');
     await page.selectOption('#filter-error', 'false');
     await page.waitForFunction(() => document.querySelectorAll('#conversations-table tbody tr').length >= 2);
   });

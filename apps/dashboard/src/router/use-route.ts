@@ -15,6 +15,8 @@ export function useRoute(): Route {
 export function navigate(route: Route, replace = false): void {
   const href = routeHref(route);
   if (replace) window.history.replaceState(null, '', href);
-  if (replace) window.dispatchEvent(new HashChangeEvent('hashchange'));
   else window.location.hash = href.slice(1);
+  // Tell the screens now: the browser's own hashchange comes a task later, and an input in between
+  // would still act on the old route (a filter change right after "clear" kept the old filters).
+  window.dispatchEvent(new HashChangeEvent('hashchange'));
 }
