@@ -5,7 +5,7 @@ import { createInMemoryTools, createScriptedModel } from '../packages/agent/src/
 import type { Message } from '../packages/llm/src/index.ts';
 import OpenAI from '../packages/provider-openai/node_modules/openai/index.mjs';
 import { createOpenAIModel } from '../packages/provider-openai/src/index.ts';
-import { sample } from './stats.ts';
+import { sample, sampleInterleaved } from './stats.ts';
 
 const MODEL = 'fake-model';
 const QUESTION = 'What is the stock of item 42?';
@@ -82,10 +82,9 @@ function bareConversation(baseURL: string) {
   };
 }
 
-/** Time of `batches` rounds of `width` conversations run at once; ms per round. */
-async function concurrent(fn: () => Promise<void>, width: number, batches: number) {
-  const round = () => Promise.all(Array.from({ length: width }, fn));
-  return sample(round, { iterations: batches, warmup: 2 });
+/** `width` conversations at once, as one call to time. */
+function concurrent(fn: () => Promise<void>, width: number) {
+  return () => Promise.all(Array.from({ length: width }, fn));
 }
 
 /** 10k text deltas streamed through the loop, against draining the same stream with a bare for-await. */
@@ -121,7 +120,8 @@ async function textAccumulation() {
 /**
  * Agent loop overhead: a two-step conversation (tool call + answer) through runAgent with the
  * OpenAI adapter against the instant fake LLM, compared in the same run with a bare for-loop over
- * the openai SDK; sequential and 50 at once. Plus 10k text deltas through the loop.
+ * the openai SDK, the two sampled alternately; sequential and 50 at once. Plus 10k text deltas
+ * through the loop.
  */
 export async function run(): Promise<
   Array<{ name: string; unit: string; median: number; p99: number; ratio?: number }>
@@ -130,11 +130,12 @@ export async function run(): Promise<
   try {
     const agent = agentConversation(fake.openaiBaseUrl);
     const bare = bareConversation(fake.openaiBaseUrl);
-    const seqBare = await sample(bare, { iterations: 300, warmup: 30 });
-    const seqAgent = await sample(agent, { iterations: 300, warmup: 30 });
+    // Interleaved: the loop and the baseline share the machine's moods and the JIT's warm-up.
+    const seq = await sampleInterleaved(agent, bare, { iterations: 300, warmup: 30 });
+    const [seqAgent, seqBare] = [seq.a, seq.b];
     fake.requests.length = 0;
-    const parBare = await concurrent(bare, 50, 20);
-    const parAgent = await concurrent(agent, 50, 20);
+    const par = await sampleInterleaved(concurrent(agent, 50), concurrent(bare, 50), { iterations: 40, warmup: 3 });
+    const [parAgent, parBare] = [par.a, par.b];
     fake.requests.length = 0;
     const text = await textAccumulation();
     const per = (s: { median: number; p99: number }) => ({ median: s.median, p99: s.p99 });
