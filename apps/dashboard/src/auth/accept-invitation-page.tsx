@@ -1,5 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../api/problem.ts';
+import { LabelledField } from '../components/labelled-field.tsx';
+import { PasswordField } from '../components/password-field.tsx';
 import { useI18n } from '../i18n/i18n-context.tsx';
 import { navigate } from '../router/use-route.ts';
 import { LanguageSwitch } from '../shell/language-switch.tsx';
@@ -48,31 +50,22 @@ export function AcceptInvitationPage({ token }: { token: string }) {
           </p>
         ) : null}
         <p className="muted">{t('invite.acceptIntro')}</p>
-        <div className="field">
-          <label htmlFor="accept-name">{t('invite.name')}</label>
-          <input id="accept-name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className={`field${tooShort || error ? ' field-invalid' : ''}`}>
-          <label htmlFor="accept-password">{t('invite.password')}</label>
-          <input
-            id="accept-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={password}
-            aria-invalid={tooShort || Boolean(error)}
-            aria-describedby="accept-password-help"
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <p className="help" id="accept-password-help">
-            {t('invite.passwordHelp', { n: MIN_PASSWORD })}
-          </p>
-          {error ? (
-            <p className="issues" role="alert" id="accept-error">
-              {error}
-            </p>
-          ) : null}
-        </div>
+        <LabelledField id="accept-name" label={t('invite.name')}>
+          {(control) => (
+            <input {...control} autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+          )}
+        </LabelledField>
+        <PasswordField
+          id="accept-password"
+          label={t('invite.password')}
+          autoComplete="new-password"
+          value={password}
+          onChange={setPassword}
+          invalid={tooShort}
+          help={t('invite.passwordHelp', { n: MIN_PASSWORD })}
+          error={error}
+          errorId="accept-error"
+        />
         <button type="submit" id="accept-submit" disabled={busy || !token || !password}>
           {t('invite.accept')}
         </button>

@@ -1,5 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../api/problem.ts';
+import { LabelledField } from '../components/labelled-field.tsx';
+import { PasswordField } from '../components/password-field.tsx';
 import { useI18n } from '../i18n/i18n-context.tsx';
 import { LanguageSwitch } from '../shell/language-switch.tsx';
 import { loginWithPassword, looksLikeSecretKey, signInWithKey } from './session.ts';
@@ -36,35 +38,27 @@ export function LoginPage() {
             <LanguageSwitch />
           </div>
           <p className="muted">{t('login.intro')}</p>
-          <div className="field">
-            <label htmlFor="login-email">{t('login.email')}</label>
-            <input
-              id="login-email"
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-            />
-          </div>
-          <div className={`field${error ? ' field-invalid' : ''}`}>
-            <label htmlFor="login-password">{t('login.password')}</label>
-            <input
-              id="login-password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              aria-invalid={Boolean(error)}
-              aria-describedby={error ? 'login-error' : undefined}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-            {error ? (
-              <p className="issues" id="login-error" role="alert">
-                {error}
-              </p>
-            ) : null}
-          </div>
+          <LabelledField id="login-email" label={t('login.email')}>
+            {(control) => (
+              <input
+                {...control}
+                type="email"
+                autoComplete="username"
+                required
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+              />
+            )}
+          </LabelledField>
+          <PasswordField
+            id="login-password"
+            label={t('login.password')}
+            autoComplete="current-password"
+            value={password}
+            onChange={setPassword}
+            error={error}
+            errorId="login-error"
+          />
           <button type="submit" id="login-submit" disabled={busy || !email || !password}>
             {t('login.submit')}
           </button>
@@ -102,29 +96,19 @@ function KeyLoginForm() {
   };
   return (
     <form onSubmit={submit}>
-      <div className={`field${error ? ' field-invalid' : ''}`}>
-        <label htmlFor="login-key">{t('login.key')}</label>
-        <input
-          id="login-key"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
-          value={key}
-          placeholder="sk_…"
-          aria-invalid={Boolean(error)}
-          aria-describedby={error ? 'login-key-error' : 'login-key-help'}
-          onChange={(e) => setKey(e.target.value)}
-        />
-        {error ? (
-          <p className="issues" id="login-key-error" role="alert">
-            {error}
-          </p>
-        ) : (
-          <p className="help" id="login-key-help">
-            {t('login.help')}
-          </p>
-        )}
-      </div>
+      {/* The error replaces the help: it says what is wrong with this key. */}
+      <PasswordField
+        id="login-key"
+        label={t('login.key')}
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="sk_…"
+        required={false}
+        value={key}
+        onChange={setKey}
+        error={error}
+        help={error ? undefined : t('login.help')}
+      />
       <button type="submit" className="secondary" id="login-key-submit" disabled={busy || !key}>
         {t('login.submitKey')}
       </button>

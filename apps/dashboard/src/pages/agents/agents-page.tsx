@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
-import type { Agent } from '../../api/types.ts';
-import { ErrorBanner } from '../../components/error-banner.tsx';
+import { ListTable } from '../../components/list-table.tsx';
+import { Loaded } from '../../components/loaded.tsx';
+import { useLoad } from '../../components/use-load.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';
 import { CreateAgentDialog } from './create-agent-dialog.tsx';
@@ -9,12 +10,8 @@ import { CreateAgentDialog } from './create-agent-dialog.tsx';
 /** Every agent of the tenant with its published and latest version. */
 export function AgentsPage() {
   const { t, lang } = useI18n();
-  const [agents, setAgents] = useState<Agent[]>();
-  const [error, setError] = useState<unknown>();
+  const agents = useLoad(() => agentsApi.list());
   const [creating, setCreating] = useState(false);
-  useEffect(() => {
-    agentsApi.list().then(setAgents).catch(setError);
-  }, []);
   const date = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en', { dateStyle: 'medium', timeStyle: 'short' });
   return (
     <div className="stack">
@@ -24,24 +21,14 @@ export function AgentsPage() {
           + {t('agents.new')}
         </button>
       </header>
-      <ErrorBanner error={error} />
-      {agents === undefined && !error ? <p role="status">{t('common.loading')}</p> : null}
-      {agents && agents.length === 0 ? <p className="empty">{t('agents.empty')}</p> : null}
-      {agents && agents.length > 0 ? (
-        <table className="list" id="agents-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('agents.name')}</th>
-              <th scope="col">{t('agents.published')}</th>
-              <th scope="col">{t('agents.latest')}</th>
-              <th scope="col">{t('agents.updated')}</th>
-              <th scope="col">
-                <span className="sr-only">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {agents.map((agent) => (
+      <Loaded data={agents.data} error={agents.error} empty={t('agents.empty')}>
+        {(rows) => (
+          <ListTable
+            id="agents-table"
+            headers={[t('agents.name'), t('agents.published'), t('agents.latest'), t('agents.updated')]}
+            actions
+          >
+            {rows.map((agent) => (
               <tr key={agent.id}>
                 <td>
                   <a href={routeHref({ name: 'agent', id: agent.id, tab: 'settings' })}>{agent.name}</a>
@@ -65,9 +52,9 @@ export function AgentsPage() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Loaded>
       {creating ? <CreateAgentDialog onClose={() => setCreating(false)} /> : null}
     </div>
   );

@@ -1,5 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import type { Agent, RunStatus } from '../../api/types.ts';
+import { AgentSelect } from '../../components/agent-select.tsx';
+import { LabelledField } from '../../components/labelled-field.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { ConversationFilter } from '../../router/routes.ts';
 
@@ -37,85 +39,78 @@ export function ConversationFilters({ filter, agents, onChange }: FiltersProps) 
   return (
     <form className="filters card" onSubmit={submit} aria-label={t('conversations.filters')} id="conversation-filters">
       <div className="filters-row">
-        <div className="field grow">
-          <label htmlFor="filter-q">{t('conversations.search')}</label>
-          <div className="inline">
-            <input
-              id="filter-q"
-              type="search"
-              value={q}
-              placeholder={t('conversations.searchPlaceholder')}
-              onChange={(e) => setQ(e.target.value)}
+        <LabelledField id="filter-q" label={t('conversations.search')} className="grow">
+          {(control) => (
+            <div className="inline">
+              <input
+                {...control}
+                type="search"
+                value={q}
+                placeholder={t('conversations.searchPlaceholder')}
+                onChange={(e) => setQ(e.target.value)}
+              />
+              <button type="submit" id="filter-search">
+                {t('conversations.searchButton')}
+              </button>
+            </div>
+          )}
+        </LabelledField>
+        <LabelledField id="conversations-agent" label={t('conversations.agent')}>
+          {(control) => (
+            <AgentSelect
+              {...control}
+              agents={agents}
+              value={filter.agentId}
+              all
+              onChange={(agentId) => set({ agentId })}
             />
-            <button type="submit" id="filter-search">
-              {t('conversations.searchButton')}
-            </button>
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor="conversations-agent">{t('conversations.agent')}</label>
-          <select
-            id="conversations-agent"
-            value={filter.agentId ?? ''}
-            onChange={(e) => set({ agentId: e.target.value || undefined })}
-          >
-            <option value="">{t('conversations.allAgents')}</option>
-            {agents.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </div>
+          )}
+        </LabelledField>
       </div>
       <div className="filters-row">
-        <div className="field">
-          <label htmlFor="filter-from">{t('conversations.from')}</label>
-          <input
-            id="filter-from"
-            type="date"
-            value={filter.from ?? ''}
-            max={filter.to}
-            onChange={(e) => set({ from: e.target.value || undefined })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="filter-to">{t('conversations.to')}</label>
-          <input
-            id="filter-to"
-            type="date"
-            value={filter.to ?? ''}
-            min={filter.from}
-            onChange={(e) => set({ to: e.target.value || undefined })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="filter-status">{t('conversations.status')}</label>
-          <select
-            id="filter-status"
-            value={filter.status ?? ''}
-            onChange={(e) => set({ status: e.target.value || undefined })}
-          >
-            <option value="">{t('conversations.anyStatus')}</option>
-            {RUN_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {t(`status.${s}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-error">{t('conversations.hasError')}</label>
-          <select
-            id="filter-error"
-            value={filter.hasError === undefined ? '' : String(filter.hasError)}
-            onChange={(e) => set({ hasError: e.target.value === '' ? undefined : e.target.value === 'true' })}
-          >
-            <option value="">{t('conversations.errorAny')}</option>
-            <option value="true">{t('conversations.errorYes')}</option>
-            <option value="false">{t('conversations.errorNo')}</option>
-          </select>
-        </div>
+        {(['from', 'to'] as const).map((end) => (
+          <LabelledField key={end} id={`filter-${end}`} label={t(`conversations.${end}`)}>
+            {(control) => (
+              <input
+                {...control}
+                type="date"
+                value={filter[end] ?? ''}
+                // The range cannot be turned around: from is at most to, to at least from.
+                {...(end === 'from' ? { max: filter.to } : { min: filter.from })}
+                onChange={(e) => set({ [end]: e.target.value || undefined })}
+              />
+            )}
+          </LabelledField>
+        ))}
+        <LabelledField id="filter-status" label={t('conversations.status')}>
+          {(control) => (
+            <select
+              {...control}
+              value={filter.status ?? ''}
+              onChange={(e) => set({ status: e.target.value || undefined })}
+            >
+              <option value="">{t('conversations.anyStatus')}</option>
+              {RUN_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {t(`status.${s}`)}
+                </option>
+              ))}
+            </select>
+          )}
+        </LabelledField>
+        <LabelledField id="filter-error" label={t('conversations.hasError')}>
+          {(control) => (
+            <select
+              {...control}
+              value={filter.hasError === undefined ? '' : String(filter.hasError)}
+              onChange={(e) => set({ hasError: e.target.value === '' ? undefined : e.target.value === 'true' })}
+            >
+              <option value="">{t('conversations.errorAny')}</option>
+              <option value="true">{t('conversations.errorYes')}</option>
+              <option value="false">{t('conversations.errorNo')}</option>
+            </select>
+          )}
+        </LabelledField>
         <div className="field filters-clear">
           <button
             type="button"

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
-import { agentsApi } from '../../api/agents-api.ts';
+import { useState } from 'react';
 import { conversationsApi } from '../../api/conversations-api.ts';
-import type { Agent, Conversation } from '../../api/types.ts';
-import { ErrorBanner } from '../../components/error-banner.tsx';
+import { ListTable } from '../../components/list-table.tsx';
+import { Loaded } from '../../components/loaded.tsx';
+import { useAgents } from '../../components/use-agents.ts';
+import { useLoad } from '../../components/use-load.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { type ConversationFilter, filterParams, routeHref } from '../../router/routes.ts';
 import { navigate } from '../../router/use-route.ts';
@@ -11,44 +12,21 @@ import { ConversationFilters } from './conversation-filters.tsx';
 /** Conversations, newest first, searched and filtered by the API, paged with its cursor. */
 export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
   const { t, lang } = useI18n();
-  const [agents, setAgents] = useState<Agent[]>([]);
-  const [rows, setRows] = useState<Conversation[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const agents = useAgents();
   const filterKey = filterParams(filter).toString();
-  useEffect(() => {
-    agentsApi
-      .list()
-      .then(setAgents)
-      .catch(() => {});
-  }, []);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: filterKey stands for filter
-  useEffect(() => {
-    let live = true;
-    setRows(undefined);
-    setError(undefined);
-    conversationsApi
-      .list(filter)
-      .then((page) => {
-        if (!live) return;
-        setRows(page.data);
-        setCursor(page.next_cursor);
-      })
-      .catch((e) => live && setError(e));
-    return () => {
-      live = false;
-    };
-  }, [filterKey]);
+  // filterKey stands for filter; `more` adds the next page to what was loaded.
+  const list = useLoad(() => conversationsApi.list(filter), { key: filterKey });
+  const [busy, setBusy] = useState(false);
+  const rows = list.data?.data;
+  const cursor = list.data?.next_cursor ?? null;
   const more = async () => {
     if (!cursor) return;
     setBusy(true);
     try {
       const page = await conversationsApi.list({ ...filter, cursor });
-      setRows((r) => [...(r ?? []), ...page.data]);
-      setCursor(page.next_cursor);
+      list.setData((loaded) => ({ ...page, data: [...(loaded?.data ?? []), ...page.data] }));
     } catch (e) {
-      setError(e);
+      list.setError(e);
     } finally {
       setBusy(false);
     }
@@ -67,27 +45,22 @@ export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
         agents={agents}
         onChange={(next) => navigate({ name: 'conversations', ...next })}
       />
-      <ErrorBanner error={error} />
-      {rows === undefined && !error ? <p role="status">{t('common.loading')}</p> : null}
       <p className="sr-only" role="status">
         {rows ? t('conversations.count', { n: rows.length }) : ''}
       </p>
-      {rows && rows.length === 0 ? (
-        <p className="empty">{filtered ? t('conversations.noMatch') : t('conversations.empty')}</p>
-      ) : null}
-      {rows && rows.length > 0 ? (
-        <table className="list" id="conversations-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('conversations.started')}</th>
-              <th scope="col">{t('conversations.agent')}</th>
-              <th scope="col">{t('versions.version')}</th>
-              <th scope="col">{t('conversations.status')}</th>
-              <th scope="col">{t('conversations.id')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((c) => (
+      <Loaded data={rows} error={list.error} empty={filtered ? t('conversations.noMatch') : t('conversations.empty')}>
+        {(shown) => (
+          <ListTable
+            id="conversations-table"
+            headers={[
+              t('conversations.started'),
+              t('conversations.agent'),
+              t('versions.version'),
+              t('conversations.status'),
+              t('conversations.id'),
+            ]}
+          >
+            {shown.map((c) => (
               <tr key={c.id} data-conversation={c.id}>
                 <td>
                   <a href={routeHref({ name: 'conversation', id: c.id })}>{date.format(new Date(c.created_at))}</a>
@@ -111,9 +84,9 @@ export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Loaded>
       {cursor ? (
         <button type="button" className="secondary" disabled={busy} onClick={more}>
           {t('conversations.more')}

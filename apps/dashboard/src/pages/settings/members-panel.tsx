@@ -4,9 +4,13 @@ import { currentRole, type Role, useAuth } from '../../auth/session.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
 import { ErrorBanner } from '../../components/error-banner.tsx';
+import { LabelledField } from '../../components/labelled-field.tsx';
+import { ListTable } from '../../components/list-table.tsx';
+import { Loaded } from '../../components/loaded.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { useLoad } from '../../components/use-load.ts';
+import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
-import { formatDate } from './format.ts';
 
 /** Members and roles; owners invite (the accept link is shown once), change roles and remove. */
 export function MembersPanel() {
@@ -19,14 +23,9 @@ export function MembersPanel() {
   const members = useLoad(() => membersApi.list());
   const invitations = useLoad(() => membersApi.invitations());
   const [invited, setInvited] = useState<Invitation>();
-  const [error, setError] = useState<unknown>();
+  const action = useAction();
   const act = async (fn: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await fn();
-    } catch (e) {
-      setError(e);
-    }
+    await action.run(fn);
     await Promise.all([members.reload(), invitations.reload()]);
   };
   return (
@@ -50,24 +49,15 @@ export function MembersPanel() {
           </button>
         </div>
       ) : null}
-      <ErrorBanner error={error ?? members.error} />
       <h2>{t('members.listTitle')}</h2>
-      {members.data === undefined && !members.error ? <p role="status">{t('common.loading')}</p> : null}
-      {members.data && members.data.length > 0 ? (
-        <table className="list" id="members-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('members.email')}</th>
-              <th scope="col">{t('members.name')}</th>
-              <th scope="col">{t('members.role')}</th>
-              <th scope="col">{t('members.since')}</th>
-              <th scope="col">
-                <span className="sr-only">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.data.map((m) => (
+      <Loaded data={members.data} error={action.error ?? members.error}>
+        {(rows) => (
+          <ListTable
+            id="members-table"
+            headers={[t('members.email'), t('members.name'), t('members.role'), t('members.since')]}
+            actions
+          >
+            {rows.map((m) => (
               <tr key={m.user_id} data-member={m.email}>
                 <td>
                   {m.email} {m.user_id === me ? <span className="badge">{t('members.you')}</span> : null}
@@ -75,18 +65,12 @@ export function MembersPanel() {
                 <td>{m.name ?? <span className="muted">—</span>}</td>
                 <td>
                   {owner ? (
-                    <select
+                    <RoleSelect
                       id={`role-${m.user_id}`}
                       aria-label={t('members.roleOf', { email: m.email })}
                       value={m.role}
-                      onChange={(e) => act(() => membersApi.setRole(m.user_id, e.target.value as Role))}
-                    >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {t(`role.${r}`)}
-                        </option>
-                      ))}
-                    </select>
+                      onChange={(next) => act(() => membersApi.setRole(m.user_id, next))}
+                    />
                   ) : (
                     t(`role.${m.role}`)
                   )}
@@ -105,26 +89,18 @@ export function MembersPanel() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Loaded>
       <h2>{t('members.pendingTitle')}</h2>
-      <ErrorBanner error={invitations.error} />
-      {invitations.data?.length === 0 ? <p className="empty">{t('members.noPending')}</p> : null}
-      {invitations.data && invitations.data.length > 0 ? (
-        <table className="list" id="invitations-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('members.email')}</th>
-              <th scope="col">{t('members.role')}</th>
-              <th scope="col">{t('members.expires')}</th>
-              <th scope="col">
-                <span className="sr-only">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {invitations.data.map((inv) => (
+      <Loaded data={invitations.data} error={invitations.error} empty={t('members.noPending')}>
+        {(rows) => (
+          <ListTable
+            id="invitations-table"
+            headers={[t('members.email'), t('members.role'), t('members.expires')]}
+            actions
+          >
+            {rows.map((inv) => (
               <tr key={inv.id} data-invitation={inv.email}>
                 <td>{inv.email}</td>
                 <td>{t(`role.${inv.role}`)}</td>
@@ -142,10 +118,32 @@ export function MembersPanel() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Loaded>
     </div>
+  );
+}
+
+function RoleSelect({
+  value,
+  onChange,
+  ...control
+}: {
+  id: string;
+  'aria-label'?: string;
+  value: Role;
+  onChange: (role: Role) => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <select {...control} value={value} onChange={(e) => onChange(e.target.value as Role)}>
+      {ROLES.map((r) => (
+        <option key={r} value={r}>
+          {t(`role.${r}`)}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -153,45 +151,32 @@ function InviteForm({ onInvited }: { onInvited: (invitation: Invitation) => void
   const { t } = useI18n();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('editor');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const invite = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void invite.run(async () => {
       onInvited(await membersApi.invite(email, role));
       setEmail('');
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card" onSubmit={submit} aria-labelledby="invite-title" id="invite-form">
       <h2 id="invite-title">{t('members.inviteTitle')}</h2>
       <div className="inline wrap invite-row">
-        <div className="field grow">
-          <label htmlFor="invite-email">{t('members.email')}</label>
-          <input id="invite-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="invite-role">{t('members.role')}</label>
-          <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {t(`role.${r}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" id="invite-submit" disabled={busy || !email}>
+        <LabelledField id="invite-email" label={t('members.email')} className="grow">
+          {(control) => (
+            <input {...control} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          )}
+        </LabelledField>
+        <LabelledField id="invite-role" label={t('members.role')}>
+          {(control) => <RoleSelect {...control} value={role} onChange={setRole} />}
+        </LabelledField>
+        <button type="submit" id="invite-submit" disabled={invite.busy || !email}>
           {t('members.invite')}
         </button>
       </div>
       <p className="help">{t('members.rolesHelp')}</p>
-      <ErrorBanner error={error} />
+      <ErrorBanner error={invite.error} />
     </form>
   );
 }

@@ -2,9 +2,14 @@ import { type FormEvent, useState } from 'react';
 import { secretsApi } from '../../api/settings-api.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { ErrorBanner } from '../../components/error-banner.tsx';
+import { LabelledField } from '../../components/labelled-field.tsx';
+import { ListTable } from '../../components/list-table.tsx';
+import { Loaded } from '../../components/loaded.tsx';
+import { PasswordField } from '../../components/password-field.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { useLoad } from '../../components/use-load.ts';
+import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
-import { formatDate } from './format.ts';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
@@ -15,26 +20,19 @@ export function SecretsPanel() {
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
   const [notice, setNotice] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const badName = name.length > 0 && !NAME.test(name);
   const exists = secrets.data?.some((s) => s.name === name) ?? false;
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setNotice('');
-    try {
+    void action.run(async () => {
       const result = await secretsApi.put(name, value);
       setNotice(t(result.created ? 'secrets.createdNotice' : 'secrets.replacedNotice', { name }));
       setName('');
       setValue('');
       await secrets.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <div className="stack">
@@ -42,59 +40,49 @@ export function SecretsPanel() {
       <form className="card" onSubmit={submit} aria-labelledby="secret-form-title" id="secret-form">
         <h2 id="secret-form-title">{t('secrets.setTitle')}</h2>
         <div className="grid-2">
-          <div className={`field${badName ? ' field-invalid' : ''}`}>
-            <label htmlFor="secret-name">{t('secrets.name')}</label>
-            <input
-              id="secret-name"
-              value={name}
-              spellCheck={false}
-              autoComplete="off"
-              aria-invalid={badName}
-              aria-describedby="secret-name-help"
-              onChange={(e) => setName(e.target.value)}
-            />
-            <p className={badName ? 'issues' : 'help'} id="secret-name-help">
-              {t('secrets.nameHelp')}
-            </p>
-          </div>
-          <div className="field">
-            <label htmlFor="secret-value">{t('secrets.value')}</label>
-            <input
-              id="secret-value"
-              type="password"
-              autoComplete="new-password"
-              value={value}
-              onChange={(e) => setValue(e.target.value)}
-            />
-            <p className="help">{t('secrets.valueHelp')}</p>
-          </div>
+          <LabelledField
+            id="secret-name"
+            label={t('secrets.name')}
+            help={t('secrets.nameHelp')}
+            invalid={badName}
+            helpIsRule
+          >
+            {(control) => (
+              <input
+                {...control}
+                value={name}
+                spellCheck={false}
+                autoComplete="off"
+                onChange={(e) => setName(e.target.value)}
+              />
+            )}
+          </LabelledField>
+          <PasswordField
+            id="secret-value"
+            label={t('secrets.value')}
+            help={t('secrets.valueHelp')}
+            autoComplete="new-password"
+            required={false}
+            value={value}
+            onChange={setValue}
+          />
         </div>
-        <ErrorBanner error={error} />
-        <button type="submit" id="secret-save" disabled={busy || !name || badName || !value}>
+        <ErrorBanner error={action.error} />
+        <button type="submit" id="secret-save" disabled={action.busy || !name || badName || !value}>
           {exists ? t('secrets.replace') : t('secrets.save')}
         </button>
         <p className="banner-ok notice" role="status">
           {notice}
         </p>
       </form>
-      <ErrorBanner error={secrets.error} />
-      {secrets.data === undefined && !secrets.error ? <p role="status">{t('common.loading')}</p> : null}
-      {secrets.data?.length === 0 ? <p className="empty">{t('secrets.empty')}</p> : null}
-      {secrets.data && secrets.data.length > 0 ? (
-        <table className="list" id="secrets-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('secrets.name')}</th>
-              <th scope="col">{t('secrets.placeholder')}</th>
-              <th scope="col">{t('keys.created')}</th>
-              <th scope="col">{t('secrets.updated')}</th>
-              <th scope="col">
-                <span className="sr-only">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {secrets.data.map((s) => (
+      <Loaded data={secrets.data} error={secrets.error} empty={t('secrets.empty')}>
+        {(rows) => (
+          <ListTable
+            id="secrets-table"
+            headers={[t('secrets.name'), t('secrets.placeholder'), t('keys.created'), t('secrets.updated')]}
+            actions
+          >
+            {rows.map((s) => (
               <tr key={s.name} data-secret={s.name}>
                 <td>
                   <code>{s.name}</code>
@@ -113,22 +101,19 @@ export function SecretsPanel() {
                     label={t('common.delete')}
                     question={t('secrets.deleteQuestion', { name: s.name })}
                     confirmLabel={t('common.delete')}
-                    onConfirm={async () => {
-                      setError(undefined);
-                      try {
+                    onConfirm={() =>
+                      action.run(async () => {
                         await secretsApi.remove(s.name);
                         await secrets.reload();
-                      } catch (e) {
-                        setError(e);
-                      }
-                    }}
+                      })
+                    }
                   />
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Loaded>
     </div>
   );
 }

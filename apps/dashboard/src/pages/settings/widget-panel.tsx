@@ -3,10 +3,15 @@ import { agentsApi } from '../../api/agents-api.ts';
 import { apiBase } from '../../api/api-base.ts';
 import { keysApi } from '../../api/settings-api.ts';
 import type { Agent } from '../../api/types.ts';
+import { AgentSelect } from '../../components/agent-select.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
 import { ErrorBanner } from '../../components/error-banner.tsx';
+import { LabelledField } from '../../components/labelled-field.tsx';
+import { Loaded } from '../../components/loaded.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { useLoad } from '../../components/use-load.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
+import { OriginsField, originList } from './origins-field.tsx';
 import { WidgetPreview } from './widget-preview.tsx';
 import { HEX_COLOR, type ThemeForm, themeForm, type WidgetSettings, withTheme } from './widget-theme.ts';
 
@@ -38,20 +43,15 @@ export function WidgetPanel() {
   return (
     <div className="stack">
       <p className="muted">{t('widget.intro')}</p>
-      <ErrorBanner error={agents.error} />
-      {agents.data?.length === 0 ? <p className="empty">{t('widget.noAgents')}</p> : null}
-      {agents.data && agents.data.length > 0 ? (
-        <div className="field widget-agent">
-          <label htmlFor="widget-agent">{t('widget.agent')}</label>
-          <select id="widget-agent" value={agentId} onChange={(e) => setAgentId(e.target.value)}>
-            {agents.data.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </div>
-      ) : null}
+      <Loaded data={agents.data} error={agents.error} empty={t('widget.noAgents')}>
+        {(list) => (
+          <LabelledField id="widget-agent" label={t('widget.agent')} className="widget-agent">
+            {(control) => (
+              <AgentSelect {...control} agents={list} value={agentId} onChange={(id) => setAgentId(id ?? '')} />
+            )}
+          </LabelledField>
+        )}
+      </Loaded>
       {agent ? (
         <div className="widget-layout">
           <div className="stack">
@@ -86,104 +86,97 @@ function ThemeEditor({ agent, onPublished }: { agent: Agent; onPublished: () => 
   const base = agent.published_version ?? agent.latest_version;
   const version = useLoad(() => agentsApi.version(agent.id, base));
   const [form, setForm] = useState<ThemeForm>();
-  const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState('');
-  const [busy, setBusy] = useState(false);
+  const publish = useAction();
   useEffect(() => {
     if (version.data?.config) setForm(themeForm(version.data.config.widget as WidgetSettings | undefined));
   }, [version.data]);
   if (!form) return version.error ? <ErrorBanner error={version.error} /> : <p role="status">{t('common.loading')}</p>;
   const set = (patch: Partial<ThemeForm>) => setForm({ ...form, ...patch });
   const badColor = (['primary', 'background', 'text'] as const).filter((k) => form[k] && !HEX_COLOR.test(form[k]));
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const config = version.data?.config;
     if (!config) return;
-    setBusy(true);
-    setError(undefined);
     setNotice('');
-    try {
+    void publish.run(async () => {
       const saved = await agentsApi.addVersion(agent.id, withTheme(config, form), true);
       setNotice(t('widget.publishedNotice', { version: saved.version }));
       onPublished();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card" onSubmit={submit} aria-labelledby="theme-title" id="widget-theme-form">
       <h2 id="theme-title">{t('widget.themeTitle')}</h2>
       <p className="help">{t('widget.themeHelp', { version: base })}</p>
-      <div className="field">
-        <label htmlFor="widget-title">{t('widget.title')}</label>
-        <input id="widget-title" maxLength={100} value={form.title} onChange={(e) => set({ title: e.target.value })} />
-      </div>
-      <div className="field">
-        <label htmlFor="widget-greeting">{t('widget.greeting')}</label>
-        <textarea
-          id="widget-greeting"
-          rows={2}
-          maxLength={1000}
-          value={form.greeting}
-          onChange={(e) => set({ greeting: e.target.value })}
-        />
-      </div>
+      <LabelledField id="widget-title" label={t('widget.title')}>
+        {(control) => (
+          <input {...control} maxLength={100} value={form.title} onChange={(e) => set({ title: e.target.value })} />
+        )}
+      </LabelledField>
+      <LabelledField id="widget-greeting" label={t('widget.greeting')}>
+        {(control) => (
+          <textarea
+            {...control}
+            rows={2}
+            maxLength={1000}
+            value={form.greeting}
+            onChange={(e) => set({ greeting: e.target.value })}
+          />
+        )}
+      </LabelledField>
       <fieldset>
         <legend>{t('widget.colors')}</legend>
         <div className="grid-3">
           {(['primary', 'background', 'text'] as const).map((k) => (
-            <div key={k} className={`field${badColor.includes(k) ? ' field-invalid' : ''}`}>
-              <label htmlFor={`widget-color-${k}`}>{t(`widget.color.${k}`)}</label>
-              <div className="inline">
-                <input
-                  type="color"
-                  className="swatch"
-                  aria-label={t('widget.pick', { name: t(`widget.color.${k}`) })}
-                  value={HEX_COLOR.test(form[k]) && form[k].length === 7 ? form[k] : '#ffffff'}
-                  onChange={(e) => set({ [k]: e.target.value })}
-                />
-                <input
-                  id={`widget-color-${k}`}
-                  value={form[k]}
-                  placeholder={t('widget.colorDefault')}
-                  spellCheck={false}
-                  aria-invalid={badColor.includes(k)}
-                  onChange={(e) => set({ [k]: e.target.value })}
-                />
-              </div>
-            </div>
+            <LabelledField
+              key={k}
+              id={`widget-color-${k}`}
+              label={t(`widget.color.${k}`)}
+              invalid={badColor.includes(k)}
+            >
+              {(control) => (
+                <div className="inline">
+                  <input
+                    type="color"
+                    className="swatch"
+                    aria-label={t('widget.pick', { name: t(`widget.color.${k}`) })}
+                    value={HEX_COLOR.test(form[k]) && form[k].length === 7 ? form[k] : '#ffffff'}
+                    onChange={(e) => set({ [k]: e.target.value })}
+                  />
+                  <input
+                    {...control}
+                    value={form[k]}
+                    placeholder={t('widget.colorDefault')}
+                    spellCheck={false}
+                    onChange={(e) => set({ [k]: e.target.value })}
+                  />
+                </div>
+              )}
+            </LabelledField>
           ))}
         </div>
         {badColor.length ? <p className="issues">{t('widget.badColor')}</p> : null}
       </fieldset>
-      <div className="field">
-        <label htmlFor="widget-position">{t('widget.position')}</label>
-        <select
-          id="widget-position"
-          value={form.position}
-          onChange={(e) => set({ position: e.target.value as ThemeForm['position'] })}
-        >
-          <option value="bottom-right">{t('widget.bottomRight')}</option>
-          <option value="bottom-left">{t('widget.bottomLeft')}</option>
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="widget-questions">{t('widget.questions')}</label>
-        <textarea
-          id="widget-questions"
-          rows={3}
-          value={form.questions}
-          aria-describedby="widget-questions-help"
-          onChange={(e) => set({ questions: e.target.value })}
-        />
-        <p className="help" id="widget-questions-help">
-          {t('widget.questionsHelp')}
-        </p>
-      </div>
-      <ErrorBanner error={error} />
-      <button type="submit" id="widget-publish" disabled={busy || badColor.length > 0}>
+      <LabelledField id="widget-position" label={t('widget.position')}>
+        {(control) => (
+          <select
+            {...control}
+            value={form.position}
+            onChange={(e) => set({ position: e.target.value as ThemeForm['position'] })}
+          >
+            <option value="bottom-right">{t('widget.bottomRight')}</option>
+            <option value="bottom-left">{t('widget.bottomLeft')}</option>
+          </select>
+        )}
+      </LabelledField>
+      <LabelledField id="widget-questions" label={t('widget.questions')} help={t('widget.questionsHelp')}>
+        {(control) => (
+          <textarea {...control} rows={3} value={form.questions} onChange={(e) => set({ questions: e.target.value })} />
+        )}
+      </LabelledField>
+      <ErrorBanner error={publish.error} />
+      <button type="submit" id="widget-publish" disabled={publish.busy || badColor.length > 0}>
         {t('widget.publish')}
       </button>
       <p className="banner-ok notice" role="status" id="widget-notice">
@@ -199,33 +192,23 @@ function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => vo
   const keys = useLoad(() => keysApi.list());
   const [origins, setOrigins] = useState(window.location.origin);
   const [created, setCreated] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const create = useAction();
   const mine = (keys.data ?? []).filter(
     (k) => k.kind === 'publishable' && !k.revoked_at && k.agents.includes(agent.id),
   );
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void create.run(async () => {
       const key = await keysApi.create({
         kind: 'publishable',
         name: t('widget.keyName', { agent: agent.name }),
         agents: [agent.id],
-        allowed_origins: origins
-          .split(/[\s,]+/)
-          .map((o) => o.trim())
-          .filter(Boolean),
+        allowed_origins: originList(origins),
       });
       setCreated(key.key);
       onKey(key.key);
       await keys.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <section className="card" aria-labelledby="widget-keys-title">
@@ -245,22 +228,15 @@ function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => vo
         ))}
       </ul>
       <form onSubmit={submit}>
-        <div className="field">
-          <label htmlFor="widget-origins">{t('widget.origins')}</label>
-          <textarea
-            id="widget-origins"
-            rows={2}
-            spellCheck={false}
-            value={origins}
-            aria-describedby="widget-origins-help"
-            onChange={(e) => setOrigins(e.target.value)}
-          />
-          <p className="help" id="widget-origins-help">
-            {t('widget.originsHelp')}
-          </p>
-        </div>
-        <ErrorBanner error={error} />
-        <button type="submit" className="secondary" id="widget-create-key" disabled={busy || !origins.trim()}>
+        <OriginsField
+          id="widget-origins"
+          label={t('widget.origins')}
+          help={t('widget.originsHelp')}
+          value={origins}
+          onChange={setOrigins}
+        />
+        <ErrorBanner error={create.error} />
+        <button type="submit" className="secondary" id="widget-create-key" disabled={create.busy || !origins.trim()}>
           {t('widget.createKey')}
         </button>
       </form>

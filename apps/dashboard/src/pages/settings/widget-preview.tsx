@@ -1,6 +1,7 @@
 import { apiBase } from '../../api/api-base.ts';
 import type { Agent } from '../../api/types.ts';
 import { CopyField } from '../../components/copy-field.tsx';
+import { LabelledField } from '../../components/labelled-field.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { embedSnippet, previewDocument } from './widget-theme.ts';
 
@@ -28,20 +29,21 @@ export function WidgetPreview({ agent, scriptOrigin, previewKey, onPreviewKey, o
             {t('widget.reload')}
           </button>
         </div>
-        <div className="field">
-          <label htmlFor="widget-preview-key">{t('widget.previewKey')}</label>
-          <input
-            id="widget-preview-key"
-            value={previewKey}
-            spellCheck={false}
-            placeholder="pk_…"
-            aria-describedby="widget-preview-key-help"
-            onChange={(e) => onPreviewKey(e.target.value.trim())}
-          />
-          <p className="help" id="widget-preview-key-help">
-            {t('widget.previewKeyHelp', { origin: window.location.origin })}
-          </p>
-        </div>
+        <LabelledField
+          id="widget-preview-key"
+          label={t('widget.previewKey')}
+          help={t('widget.previewKeyHelp', { origin: window.location.origin })}
+        >
+          {(control) => (
+            <input
+              {...control}
+              value={previewKey}
+              spellCheck={false}
+              placeholder="pk_…"
+              onChange={(e) => onPreviewKey(e.target.value.trim())}
+            />
+          )}
+        </LabelledField>
         {agent.published_version === null ? (
           <p className="banner">{t('widget.notPublished')}</p>
         ) : usable ? (

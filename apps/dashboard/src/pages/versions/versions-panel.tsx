@@ -1,8 +1,11 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
-import type { AgentVersion, ConfigChange } from '../../api/types.ts';
-import { ErrorBanner } from '../../components/error-banner.tsx';
+import type { ConfigChange } from '../../api/types.ts';
+import { ListTable } from '../../components/list-table.tsx';
+import { Loaded } from '../../components/loaded.tsx';
+import { useLoad } from '../../components/use-load.ts';
 import type { AgentConfig } from '../../config/agent-config.ts';
+import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { DiffTable } from './diff-table.tsx';
 
@@ -17,28 +20,21 @@ interface VersionsPanelProps {
 /** History, publish / roll back in one click, and a side-by-side diff of any two versions. */
 export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: VersionsPanelProps) {
   const { t, lang } = useI18n();
-  const [versions, setVersions] = useState<AgentVersion[]>();
+  // refreshKey is how the editor asks for a reload after a save.
+  const loaded = useLoad(async () => [...(await agentsApi.versions(agentId))].sort((x, y) => y.version - x.version), {
+    key: agentId,
+    refresh: refreshKey,
+  });
+  const versions = loaded.data;
   const [error, setError] = useState<unknown>();
   const [pair, setPair] = useState<{ a: number; b: number }>();
   const [diff, setDiff] = useState<ConfigChange[]>();
   const [busy, setBusy] = useState<number>();
 
-  const reload = useCallback(async () => {
-    try {
-      const list = [...(await agentsApi.versions(agentId))].sort((x, y) => y.version - x.version);
-      setVersions(list);
-      setError(undefined);
-      const [newest, previous] = list;
-      if (newest && previous) setPair((p) => p ?? { a: previous.version, b: newest.version });
-    } catch (e) {
-      setError(e);
-    }
-  }, [agentId]);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey is how the editor asks for a reload after a save
   useEffect(() => {
-    reload();
-  }, [reload, refreshKey]);
+    const [newest, previous] = versions ?? [];
+    if (newest && previous) setPair((p) => p ?? { a: previous.version, b: newest.version });
+  }, [versions]);
 
   useEffect(() => {
     if (!pair) return;
@@ -57,8 +53,9 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
   const publish = async (version: number) => {
     setBusy(version);
     try {
+      setError(undefined);
       await agentsApi.publish(agentId, version);
-      await reload();
+      await loaded.reload();
       onPublished();
     } catch (e) {
       setError(e);
@@ -74,26 +71,16 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
       setError(e);
     }
   };
-  const date = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en', { dateStyle: 'medium', timeStyle: 'short' });
   return (
     <div className="stack">
-      <ErrorBanner error={error} />
-      {versions === undefined && !error ? <p role="status">{t('common.loading')}</p> : null}
-      {versions ? (
-        <table className="list" id="versions-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('versions.version')}</th>
-              <th scope="col">{t('versions.status')}</th>
-              <th scope="col">{t('versions.hash')}</th>
-              <th scope="col">{t('versions.created')}</th>
-              <th scope="col">
-                <span className="sr-only">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {versions.map((v) => (
+      <Loaded data={versions} error={error ?? loaded.error}>
+        {(list) => (
+          <ListTable
+            id="versions-table"
+            headers={[t('versions.version'), t('versions.status'), t('versions.hash'), t('versions.created')]}
+            actions
+          >
+            {list.map((v) => (
               <tr key={v.version} data-version={v.version}>
                 <td>v{v.version}</td>
                 <td>
@@ -106,7 +93,7 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
                 <td>
                   <code title={v.content_hash}>{v.content_hash.slice(0, 12)}</code>
                 </td>
-                <td>{date.format(new Date(v.created_at))}</td>
+                <td>{formatDate(lang, v.created_at)}</td>
                 <td>
                   <div className="inline">
                     {v.published ? null : (
@@ -129,9 +116,9 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Loaded>
       {versions && versions.length > 1 ? (
         <section className="card">
           <h2>{t('versions.compare')}</h2>

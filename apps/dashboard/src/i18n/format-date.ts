@@ -1,4 +1,4 @@
-import type { Language } from '../../i18n/translate.ts';
+import type { Language } from './translate.ts';
 
 /** A timestamp as a short local date and time, or the fallback for null. */
 export function formatDate(lang: Language, iso: string | null, fallback = '—'): string {
