@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  DEFAULT_WAITING_TIMEOUT_SECONDS,
   type Env,
   EnvError,
   egressAllowlistFromEnv,
@@ -8,10 +9,12 @@ import {
   envString,
   envUrl,
   LOG_LEVELS,
+  MAX_WAITING_TIMEOUT_SECONDS,
   type ModelProviderSettings,
   mcpStdioServersFromEnv,
   modelSettingsFromEnv,
   type StdioServerDefinitions,
+  type SweeperSettings,
   secretKeysFromEnv,
   type WebhookSettings,
   webhookSettingsFromEnv,
@@ -52,6 +55,8 @@ export interface ApiConfig {
   mcpStdioServers?: StdioServerDefinitions;
   /** WEBHOOK_*: the embedded webhook dispatcher's sending and retries. */
   webhooks: WebhookSettings;
+  /** SWEEP_INTERVAL_MS, WAITING_RUN_TTL_SECONDS: the embedded stuck-run sweeper (waiting runs expire). */
+  sweeper: SweeperSettings;
 }
 
 /**
@@ -101,5 +106,12 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     ...(otlpEndpoint ? { otlpEndpoint } : {}),
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
+    sweeper: {
+      intervalMs: envInt(env, 'SWEEP_INTERVAL_MS', 30_000, [100, 3_600_000]),
+      waitingTimeoutSeconds: envInt(env, 'WAITING_RUN_TTL_SECONDS', DEFAULT_WAITING_TIMEOUT_SECONDS, [
+        1,
+        MAX_WAITING_TIMEOUT_SECONDS,
+      ]),
+    },
   };
 }

@@ -197,8 +197,23 @@ describe.runIf(ready)('Redis faults (a private redis-server)', () => {
       expect([res.status, res.json.code]).toEqual([503, 'queue_unavailable']);
       expect(res.headers.get('retry-after')).toBe('1');
       expect(await rowCounts(h)).toEqual(before);
+      // The API stays in the load balancer: reads work, only writes that need the queue are refused.
+      const ready = await call(h, 'GET', '/readyz');
+      expect([ready.status, ready.json.status, ready.json.degraded]).toEqual([200, 'degraded', ['queue']]);
+      expect(ready.json.checks.database).toBe('ok');
+      expect(ready.json.checks.queue).toMatch(/^error: /);
+      expect((await call(h, 'GET', '/healthz')).status).toBe(200);
+      expect((await call(h, 'GET', `/v1/conversations/${conversationId}`, { key })).status).toBe(200);
     } finally {
       redis = await startRedis(port);
     }
+    // Back to `ready` once Redis answers again.
+    const until = Date.now() + 15_000;
+    let ready = await call(h, 'GET', '/readyz');
+    while (ready.json.status !== 'ready' && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      ready = await call(h, 'GET', '/readyz');
+    }
+    expect([ready.status, ready.json]).toEqual([200, { status: 'ready', checks: { database: 'ok', queue: 'ok' } }]);
   }, 60_000);
 });

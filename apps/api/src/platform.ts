@@ -30,7 +30,7 @@ import {
   type WebhookDispatcher,
 } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
-import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
+import { createRunTelemetry, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { Redis } from 'ioredis';
@@ -72,7 +72,10 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const bullOptions = config.redisUrl ? { redisUrl: config.redisUrl, prefix: config.queuePrefix } : undefined;
   const inProcess = bullOptions ? undefined : createInProcessQueue();
   const queue: JobQueue = bullOptions ? createBullQueue(bullOptions) : inProcess!;
-  const events: RunEventBus = bullOptions ? createRedisBus(bullOptions) : createMemoryBus();
+  // One shared blocking reader (a small pool) serves every SSE subscriber of this process.
+  const redisEvents = bullOptions ? createRedisBus(bullOptions) : undefined;
+  const events: RunEventBus = redisEvents ?? createMemoryBus();
+  const untrackEvents = redisEvents ? trackRunEvents(metrics, redisEvents) : () => {};
   const secretKeys = config.secretKeys ?? (config.mode === 'embedded' ? embeddedSecretKeys(config.dataDir) : undefined);
   const secretBox = secretKeys ? createSecretBox(secretKeys) : undefined;
   const egress = createEgressPolicy({ allowlist: config.egressAllowlist });
@@ -110,9 +113,10 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       db: database.db,
       enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
       events,
-      intervalMs: 30_000,
+      intervalMs: config.sweeper.intervalMs,
       staleAfterMs: 60_000,
       giveUpAfterMs: 30 * 60_000,
+      waitingTimeoutSeconds: config.sweeper.waitingTimeoutSeconds,
       log: (level, message, fields) => runLogger[level](fields, message),
     });
     webhooks = createWebhookDispatcher({
@@ -180,6 +184,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       await events.close();
       await database.close();
       untrackQueue();
+      untrackEvents();
       await tracing.shutdown();
     },
   };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -183,3 +184,155 @@ describe.each(modes)('runs that wait for a person (%s)', (mode) => {
     expect(run.reply).toBe('It is 2.');
   });
 });
+
+/**
+ * Waiting runs expire: with `WAITING_RUN_TTL_SECONDS` at 2 s (and a fast sweep), a run nobody
+ * answers ends as `timed_out` through the sweeper (in the worker process in production mode), while
+ * an agent whose `limits.waiting_timeout` allows longer keeps its run waiting.
+ */
+describe.each(modes)('runs nobody answers expire (%s)', (mode) => {
+  let h: Harness;
+  let key: string;
+  let hastyAgent: string;
+  let patientAgent: string;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const approvalConfig = (url: string) => {
+    const config = seedConfig();
+    config.tools[0].endpoint.url = `${url}/contacts/add`;
+    config.tools[0].approval = 'always';
+    return config;
+  };
+  const ask = (id: string) => ({
+    type: 'reply' as const,
+    toolCalls: [{ id, name: 'save_customer_information', arguments: { email: 'a@b.co' } }],
+  });
+  const post = (conv: string, content: string) =>
+    fetch(`${h.platform.url}/v1/conversations/${conv}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', prefer: 'respond-async' },
+      body: JSON.stringify({ content }),
+    }).then(async (res) => ({ status: res.status, json: await res.json() }));
+
+  beforeAll(async () => {
+    h = await startHarness(mode, 'openai', {
+      env: {
+        WAITING_RUN_TTL_SECONDS: '2',
+        SWEEP_INTERVAL_MS: '100',
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+        WEBHOOK_POLL_MS: '50',
+      },
+    });
+    key = await createTenant(h);
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    expect((await call(h, 'PUT', '/v1/secrets/HOOK_SECRET', { key, body: { value: secret } })).status).toBe(201);
+    const hasty = approvalConfig(h.endpoint.url);
+    hasty.webhooks = [{ url: `${h.endpoint.url}/hooks`, events: ['run.timed_out'], signing_secret: 'HOOK_SECRET' }];
+    const patient = approvalConfig(h.endpoint.url);
+    patient.limits = { waiting_timeout: 3600 };
+    for (const [config, set] of [
+      [hasty, (id: string) => (hastyAgent = id)],
+      [patient, (id: string) => (patientAgent = id)],
+    ] as const) {
+      const agent = await call(h, 'POST', '/v1/agents', { key, body: { config } });
+      expect(agent.status, JSON.stringify(agent.json)).toBe(201);
+      set(agent.json.id);
+    }
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  it('past the TTL: timed_out with its reason, final event and webhook; the conversation moves on; a late answer is refused', async () => {
+    const conv = (await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: hastyAgent } })).json.id;
+    h.llm.enqueue(ask('call_late'), { type: 'reply', text: 'Hello again.' });
+    const first = await post(conv, 'save me');
+    expect(first.status).toBe(202);
+    const parked = await waitForStatus(h, key, first.json.id, 'waiting');
+    expect(parked.status).toBe('waiting');
+    // A second message waits behind the parked run (busy policy `enqueue`) until the run ends.
+    const second = await post(conv, 'hello?');
+    expect(second.status).toBe(202);
+
+    const done = await waitForRun(h, key, first.json.id);
+    expect(done.status).toBe('timed_out');
+    expect(done.error).toEqual({
+      code: 'waiting_timeout',
+      message: 'No answer to the pending tool call within 2 s; the run was ended',
+      category: 'user',
+      retryable: false,
+    });
+    const waitedMs = Date.parse(done.finished_at) - Date.parse(parked.created_at);
+    expect(waitedMs).toBeGreaterThanOrEqual(2000);
+
+    const events = await readSse(
+      await fetch(`${h.platform.url}/v1/runs/${first.json.id}/events`, { headers: { authorization: `Bearer ${key}` } }),
+      (e) => e.data?.final === true,
+    );
+    expect(events.at(-1)?.data).toMatchObject({
+      type: 'run-status',
+      status: 'timed_out',
+      final: true,
+      error: { code: 'waiting_timeout' },
+    });
+
+    const hook = await until(() =>
+      h.endpoint.requests.find((r) => r.path === '/hooks' && (r.json as any)?.data?.run_id === first.json.id),
+    );
+    expect(hook.json).toMatchObject({
+      type: 'run.timed_out',
+      data: { run_id: first.json.id, status: 'timed_out', error_code: 'waiting_timeout' },
+    });
+
+    // The conversation is free: the queued message ran, and a new one runs too.
+    const next = await waitForRun(h, key, second.json.id);
+    expect([next.status, next.reply]).toEqual(['completed', 'Hello again.']);
+    h.llm.enqueue({ type: 'reply', text: 'Still here.' });
+    const third = await call(h, 'POST', `/v1/conversations/${conv}/messages`, { key, body: { content: 'and now?' } });
+    expect([third.status, third.json.status]).toEqual([200, 'completed']);
+
+    const late = await call(h, 'POST', `/v1/runs/${first.json.id}/tool-results`, {
+      key,
+      body: { results: [{ tool_call_id: 'call_late', decision: 'approve' }] },
+    });
+    expect([late.status, late.json.code]).toEqual([409, 'run_not_waiting']);
+    expect(late.json.detail).toContain('timed_out');
+    expect(h.endpoint.requests.filter((r) => r.path === '/contacts/add')).toEqual([]);
+  }, 30_000);
+
+  it("within the agent's own waiting_timeout: the run keeps waiting, and the answer still resumes it", async () => {
+    const conv = (await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: patientAgent } })).json.id;
+    h.llm.enqueue(ask('call_patient'), { type: 'reply', text: 'Saved.' });
+    const run = (await call(h, 'POST', `/v1/conversations/${conv}/messages`, { key, body: { content: 'save me' } }))
+      .json;
+    expect(run.status).toBe('waiting');
+    // Longer than the platform TTL (2 s) and many sweeps.
+    await sleep(3500);
+    expect((await call(h, 'GET', `/v1/runs/${run.id}`, { key })).json.status).toBe('waiting');
+    const answered = await call(h, 'POST', `/v1/runs/${run.id}/tool-results`, {
+      key,
+      body: { results: [{ tool_call_id: 'call_patient', decision: 'approve' }] },
+    });
+    expect(answered.status).toBe(202);
+    expect((await waitForRun(h, key, run.id)).status).toBe('completed');
+  }, 30_000);
+});
+
+/** Polls until `probe` finds something (or fails after `timeoutMs`). */
+async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Polls a run until it has `status` (or is final). */
+async function waitForStatus(h: Harness, key: string, runId: string, status: string): Promise<any> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const run = (await call(h, 'GET', `/v1/runs/${runId}`, { key })).json;
+    if (run.status === status || ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.status)) return run;
+    if (Date.now() > deadline) return run;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

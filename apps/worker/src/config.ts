@@ -1,4 +1,5 @@
 import {
+  DEFAULT_WAITING_TIMEOUT_SECONDS,
   type Env,
   EnvError,
   egressAllowlistFromEnv,
@@ -7,10 +8,12 @@ import {
   envString,
   envUrl,
   LOG_LEVELS,
+  MAX_WAITING_TIMEOUT_SECONDS,
   type ModelProviderSettings,
   mcpStdioServersFromEnv,
   modelSettingsFromEnv,
   type StdioServerDefinitions,
+  type SweeperSettings,
   secretKeysFromEnv,
   type WebhookSettings,
   webhookSettingsFromEnv,
@@ -42,6 +45,8 @@ export interface WorkerConfig {
   mcpStdioServers?: StdioServerDefinitions;
   /** WEBHOOK_*: how the webhook dispatcher sends and retries. */
   webhooks: WebhookSettings;
+  /** SWEEP_INTERVAL_MS, WAITING_RUN_TTL_SECONDS: the stuck-run sweeper (waiting runs expire). */
+  sweeper: SweeperSettings;
 }
 
 /** The only place the worker reads `process.env`; throws `EnvError` naming the variable. */
@@ -74,5 +79,12 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     ...(otlpEndpoint ? { otlpEndpoint } : {}),
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
+    sweeper: {
+      intervalMs: envInt(env, 'SWEEP_INTERVAL_MS', 30_000, [100, 3_600_000]),
+      waitingTimeoutSeconds: envInt(env, 'WAITING_RUN_TTL_SECONDS', DEFAULT_WAITING_TIMEOUT_SECONDS, [
+        1,
+        MAX_WAITING_TIMEOUT_SECONDS,
+      ]),
+    },
   };
 }

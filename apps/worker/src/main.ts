@@ -9,7 +9,6 @@ import pino, { type Logger } from 'pino';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 
-const SWEEP_INTERVAL_MS = 30_000;
 const STALE_AFTER_MS = 60_000;
 const GIVE_UP_AFTER_MS = 30 * 60_000;
 
@@ -83,9 +82,10 @@ async function main(): Promise<void> {
     db: database.db,
     enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
     events,
-    intervalMs: SWEEP_INTERVAL_MS,
+    intervalMs: config.sweeper.intervalMs,
     staleAfterMs: Math.max(STALE_AFTER_MS, config.jobLockMs * 2),
     giveUpAfterMs: GIVE_UP_AFTER_MS,
+    waitingTimeoutSeconds: config.sweeper.waitingTimeoutSeconds,
     log: (level, message, fields) => logger[level](fields, message),
   });
   // Webhooks: this worker also sends the outbox rows that run status changes wrote (any worker may).

@@ -90,6 +90,8 @@ export interface LimitsConfig {
   run_timeout?: number;
   /** Seconds; default for tools without `endpoint.timeout`. */
   tool_timeout?: number;
+  /** Seconds a run may wait for a person before it times out; unset = the platform's WAITING_RUN_TTL_SECONDS. */
+  waiting_timeout?: number;
 }
 
 export type ContextVariableType = 'string' | 'number' | 'integer' | 'boolean';

@@ -245,6 +245,24 @@ const cases: Case[] = [
     'wrong_type',
   ],
   [
+    'waiting_timeout zero',
+    mutated((c) => (c.limits = { waiting_timeout: 0 })),
+    '/limits/waiting_timeout',
+    'out_of_range',
+  ],
+  [
+    'waiting_timeout over a year',
+    mutated((c) => (c.limits = { waiting_timeout: 31_536_001 })),
+    '/limits/waiting_timeout',
+    'out_of_range',
+  ],
+  [
+    'waiting_timeout not a whole number',
+    mutated((c) => (c.limits = { waiting_timeout: 90.5 })),
+    '/limits/waiting_timeout',
+    'wrong_type',
+  ],
+  [
     'context variable with a system name',
     mutated((c) => (c.context = [{ name: 'tenantId' }])),
     '/context/0/name',

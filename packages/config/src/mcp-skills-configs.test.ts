@@ -262,6 +262,12 @@ const invalid: Case[] = [
     '/skills/0/limits/max_steps',
     'out_of_range',
   ],
+  [
+    'skill with its own waiting_timeout',
+    withSkills(skill({ limits: { waiting_timeout: 60 } })),
+    '/skills/0/limits/waiting_timeout',
+    'not_for_skills',
+  ],
 ];
 
 describe('mcp_servers and skills in agent configs', () => {

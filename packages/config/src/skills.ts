@@ -111,6 +111,15 @@ export function skillIssues(
       seen.push(skill.name);
     }
     const at = pointer('skills', i);
+    // A skill runs inside its parent's run, so only the agent's own limit can end a wait.
+    if (isObject(skill.limits) && skill.limits.waiting_timeout !== undefined) {
+      issues.push({
+        path: pointer('skills', i, 'limits', 'waiting_timeout'),
+        code: 'not_for_skills',
+        message: `skills[${i}] sets limits.waiting_timeout, but a skill runs inside the agent's run`,
+        hint: "set waiting_timeout in the agent's own limits",
+      });
+    }
     const blocked = (issue: FieldIssue) => issue.path === at || issue.path.startsWith(`${at}/`);
     // A skill whose references are wrong is not checked as an agent: its document would be too.
     if (found.some(blocked) || issues.some(blocked)) return;

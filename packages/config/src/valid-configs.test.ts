@@ -12,6 +12,13 @@ const inline: Array<[string, unknown]> = [
   ['only basic_settings', { basic_settings: { name: 'Minimal' } }],
   ['the test base config', baseConfig()],
   [
+    'approval tools waiting up to an hour',
+    mutated((c) => {
+      c.tools[0].approval = 'always';
+      c.limits = { run_timeout: 60, waiting_timeout: 3600 };
+    }),
+  ],
+  [
     'client tool without endpoint, approval always',
     {
       basic_settings: { name: 'Page helper' },

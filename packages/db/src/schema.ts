@@ -155,7 +155,7 @@ export const runs = pgTable(
      * to still be current, so a worker that lost its job lock cannot write.
      */
     fence: integer('fence').notNull().default(0),
-    /** Last sign of life of the attempt working on the run (stuck-run sweeper). */
+    /** Last sign of life of the attempt working on the run (stuck-run sweeper); for a waiting run, when it parked. */
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }),
     cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true, mode: 'date' }),
     /** The user's message when it waits behind another run (enqueue policy); written to the transcript at start. */

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
+import { followStream } from './follow-stream.ts';
+import { createSharedReader, type SharedReader } from './shared-reader.ts';
 import {
   defaultLimits,
-  type RunEvent,
   type RunEventBus,
   type RunEventBusLimits,
   type RunEventRecord,
@@ -13,27 +14,69 @@ export interface RedisBusOptions {
   /** Key prefix, shared with the queue's so one prefix isolates a deployment (or a test). */
   prefix?: string;
   limits?: RunEventBusLimits;
-  /** How long one blocking read waits before checking for abort again. */
+  /**
+   * How long one shared blocking read waits when nothing arrives (new subscribers and aborts do
+   * not wait for it; it bounds how long a silently dead connection goes unnoticed).
+   */
   blockMs?: number;
+  /** Blocking connections that read for every subscriber of this process (default 2). */
+  readerConnections?: number;
+  /** Events queued per subscriber before a slow one is let go to catch up on its own (default 512). */
+  subscriberBuffer?: number;
+}
+
+/** What the bus reports for metrics (sampled on scrape). */
+export interface RunEventBusStats {
+  /** Open subscriptions. */
+  subscriptions: number;
+  /** Of these, the ones fed by the shared read (the rest replay history or catch up after lagging). */
+  following: number;
+  /** Run streams in the shared blocking reads. */
+  streams: number;
+  /** Blocking reader connections open (at most `readerConnections`). */
+  readerConnections: number;
+}
+
+/** The Redis bus, with its figures for `/metrics`. */
+export interface RedisRunEventBus extends RunEventBus {
+  stats(): RunEventBusStats;
 }
 
 /**
- * Run events on Redis Streams: one capped, expiring stream per run (`XADD … MAXLEN ~`), read with
- * `XREAD BLOCK` from the requested id, so a client that reconnects with Last-Event-ID gets exactly
- * what it missed.
+ * Run events on Redis Streams: one capped, expiring stream per run (`XADD … MAXLEN ~`). A
+ * subscriber replays with XRANGE from the requested id, then follows the process's shared
+ * blocking read (`shared-reader.ts`: a fixed pool of connections reading every followed run in one
+ * `XREAD`), so a client that reconnects with Last-Event-ID gets exactly what it missed, and 1,000
+ * open streams cost 1 command connection plus `readerConnections`, not 1,000.
  *
  * @example
  * const bus = createRedisBus({ redisUrl: 'redis://127.0.0.1:6379' });
  */
-export function createRedisBus(options: RedisBusOptions): RunEventBus {
+export function createRedisBus(options: RedisBusOptions): RedisRunEventBus {
   const limits = options.limits ?? defaultLimits;
   const prefix = options.prefix ?? 'agentry';
-  const blockMs = options.blockMs ?? 5000;
+  const pageSize = 256;
   // Auto-pipelining sends the commands of one tick together; one connection keeps them in order.
-  const writer = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
+  const writer = new Redis(options.redisUrl, {
+    maxRetriesPerRequest: 3,
+    enableAutoPipelining: true,
+    connectionName: `${prefix}:run-events:writer`,
+  });
   const expiring = new Set<string>();
   writer.on('error', () => {});
-  const readers = new Set<Redis>();
+  let sharedReader: SharedReader | undefined;
+  let closed = false;
+  // Created on the first subscription: a worker only publishes and opens no reader.
+  const reader = (): SharedReader =>
+    (sharedReader ??= createSharedReader({
+      writer,
+      prefix,
+      connections: Math.max(1, options.readerConnections ?? 2),
+      blockMs: options.blockMs ?? 5000,
+      count: pageSize,
+      inboxCapacity: Math.max(1, options.subscriberBuffer ?? 512),
+    }));
+  const subscriptions = new Set<() => void>();
   const key = (runId: string) => `${prefix}:run-events:${runId}`;
 
   return {
@@ -54,40 +97,28 @@ export function createRedisBus(options: RedisBusOptions): RunEventBus {
     },
 
     async *subscribe(runId: string, subscribeOptions: SubscribeOptions = {}): AsyncIterable<RunEventRecord> {
-      // A blocking read holds its connection, so each subscriber reads on its own.
-      const reader = writer.duplicate();
-      reader.on('error', () => {});
-      readers.add(reader);
-      const onAbort = () => reader.disconnect();
-      subscribeOptions.signal?.addEventListener('abort', onAbort, { once: true });
-      let last = subscribeOptions.after ?? '0';
-      try {
-        while (!subscribeOptions.signal?.aborted) {
-          const reply = (await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', key(runId), last)) as Array<
-            [string, Array<[string, string[]]>]
-          > | null;
-          for (const [id, fields] of reply?.[0]?.[1] ?? []) {
-            last = id;
-            const event = JSON.parse(fields[1] ?? '{}') as RunEvent;
-            yield { id, event };
-            if (event.final) return;
-          }
-        }
-      } catch (error) {
-        if (!subscribeOptions.signal?.aborted) throw error;
-      } finally {
-        subscribeOptions.signal?.removeEventListener('abort', onAbort);
-        readers.delete(reader);
-        reader.disconnect();
-      }
+      if (closed) return;
+      yield* followStream({ writer, reader: reader(), pageSize, subscriptions }, key(runId), subscribeOptions);
     },
 
     async has(runId: string) {
       return (await writer.exists(key(runId))) === 1;
     },
 
+    stats() {
+      const shared = sharedReader?.stats();
+      return {
+        subscriptions: subscriptions.size,
+        following: shared?.following ?? 0,
+        streams: shared?.streams ?? 0,
+        readerConnections: shared?.readerConnections ?? 0,
+      };
+    },
+
     async close() {
-      for (const reader of readers) reader.disconnect();
+      closed = true;
+      for (const end of [...subscriptions]) end();
+      await sharedReader?.close();
       await writer.quit().catch(() => writer.disconnect());
     },
   };

@@ -23,7 +23,14 @@ export {
 } from './model-settings.ts';
 export { inputKind, unansweredInput } from './pending-input.ts';
 export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor.ts';
-export { type SweeperOptions, startSweeper, sweepStuckRuns } from './sweeper.ts';
+export {
+  DEFAULT_WAITING_TIMEOUT_SECONDS,
+  MAX_WAITING_TIMEOUT_SECONDS,
+  type SweeperOptions,
+  type SweeperSettings,
+  startSweeper,
+  sweepStuckRuns,
+} from './sweeper.ts';
 export { systemContext } from './system-context.ts';
 export { openSecrets, secretContext, secretsNotConfigured } from './tenant-secrets.ts';
 export { parseRetryAfter, retryDelayMs } from './webhooks/backoff.ts';

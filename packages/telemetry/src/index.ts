@@ -5,6 +5,7 @@ export {
   type QueueCountSource,
   type QueueCounts,
 } from './metrics.ts';
+export { type RunEventStats, type RunEventStatsSource, trackRunEvents } from './run-event-metrics.ts';
 export { createRunTelemetry, type RunRef, type RunTelemetry } from './run-telemetry.ts';
 export { startTelemetry, type TelemetryHandle, type TelemetryOptions } from './start-telemetry.ts';
 export { runTraceContext, traceModel, traceTools, withSpan } from './tracing.ts';

@@ -3,7 +3,7 @@ import type { Message } from '@agentry/llm';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
-import { messages, type RunStatus, runs, toolCalls } from '../schema.ts';
+import { agentVersions, messages, type RunStatus, runs, toolCalls } from '../schema.ts';
 import { type Tx, withSystemScope, withTenantScope } from '../tenant-scope.ts';
 import type { Run } from './conversations.ts';
 import { recordRunWebhooks } from './webhook-deliveries.ts';
@@ -150,18 +150,23 @@ export async function completeToolCall(
   });
 }
 
-/** Ends the run with `status` while the fence is current; false when stale or already final. */
+/**
+ * Ends the run with `status` while the fence is current (and the run in one of `fromStatuses`);
+ * false when stale or already final. The waiting-run expiry passes `['waiting']` with the fence the
+ * run parked with, so a run answered (or parked again by a newer attempt) meanwhile is left alone.
+ */
 export async function finishRunFenced(
   db: Db,
   run: RunRef,
   fence: number,
   update: { status: RunStatus; error?: Run['error']; usage?: Run['usage']; toolCallCount?: number },
+  fromStatuses: RunStatus[] = ACTIVE,
 ): Promise<boolean> {
   const rows = await withTenantScope(db, run.tenantId, async (tx) => {
     const updated = await tx
       .update(runs)
       .set({ ...update, finishedAt: sql`now()`, heartbeatAt: sql`now()` })
-      .where(and(eq(runs.id, run.id), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
+      .where(and(eq(runs.id, run.id), eq(runs.fence, fence), inArray(runs.status, fromStatuses)))
       .returning();
     // The webhook outbox: committed with the status, or not at all.
     if (updated[0]) await recordRunWebhooks(tx, updated[0]);
@@ -246,12 +251,56 @@ export async function staleRuns(db: Db, before: Date, limit = 100): Promise<Run[
       .where(
         and(
           inArray(runs.status, ['running', 'queued']),
-          sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt}) < ${before}`,
+          // An ISO string with a cast: the postgres driver cannot bind a Date inside raw SQL (PGlite can).
+          sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt}) < ${before.toISOString()}::timestamptz`,
         ),
       )
       .orderBy(asc(runs.createdAt))
       .limit(limit),
   );
+}
+
+/** A waiting run past its deadline, with the wait it was allowed (seconds). */
+export type ExpiredWaitingRun = Run & { waitingTimeoutSeconds: number };
+
+/**
+ * Waiting runs nobody answered in time: parked (a run's `heartbeat_at` is set when it parks) for
+ * longer than its agent version's `limits.waiting_timeout`, or `defaultTimeoutSeconds` when the
+ * config sets none. Compared on the database clock, which wrote the parking time.
+ * System scope: the sweeper looks across tenants (each run is then ended in its own tenant's scope).
+ *
+ * @example
+ * for (const run of await expiredWaitingRuns(db, 86_400)) await finishRunFenced(db, run, run.fence, …, ['waiting']);
+ */
+export async function expiredWaitingRuns(
+  db: Db,
+  defaultTimeoutSeconds: number,
+  limit = 100,
+): Promise<ExpiredWaitingRun[]> {
+  const configured = sql`${agentVersions.config} -> 'limits' -> 'waiting_timeout'`;
+  const timeout = sql<number>`coalesce(case when jsonb_typeof(${configured}) = 'number' then (${configured})::text::double precision end, ${defaultTimeoutSeconds}::double precision)`;
+  const rows = await withSystemScope(db, 'waiting-run expiry', (tx) =>
+    tx
+      .select({ run: runs, waitingTimeoutSeconds: timeout.mapWith(Number) })
+      .from(runs)
+      .leftJoin(
+        agentVersions,
+        and(
+          eq(agentVersions.tenantId, runs.tenantId),
+          eq(agentVersions.agentId, runs.agentId),
+          eq(agentVersions.version, runs.agentVersion),
+        ),
+      )
+      .where(
+        and(
+          eq(runs.status, 'waiting'),
+          sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt}) < now() - make_interval(secs => ${timeout})`,
+        ),
+      )
+      .orderBy(asc(runs.createdAt))
+      .limit(limit),
+  );
+  return rows.map((row) => ({ ...row.run, waitingTimeoutSeconds: row.waitingTimeoutSeconds }));
 }
 
 /**
@@ -267,7 +316,8 @@ export async function markRunWaiting(
   const rows = await withTenantScope(db, run.tenantId, async (tx) => {
     const updated = await tx
       .update(runs)
-      .set({ status: 'waiting' })
+      // The heartbeat marks when it parked: the waiting-run expiry counts from it.
+      .set({ status: 'waiting', heartbeatAt: sql`now()` })
       .where(and(eq(runs.id, run.id), eq(runs.fence, fence), inArray(runs.status, ACTIVE)))
       .returning();
     if (updated[0]) await recordRunWebhooks(tx, updated[0], { pending });
@@ -299,7 +349,8 @@ export async function answerWaitingRun(db: Db, run: RunRef, answers: HumanAnswer
   return withTenantScope(db, run.tenantId, async (tx) => {
     const resumed = await tx
       .update(runs)
-      .set({ status: 'queued' })
+      // A fresh heartbeat: queued again now, not abandoned since it parked (stuck-run sweeper).
+      .set({ status: 'queued', heartbeatAt: sql`now()` })
       .where(and(eq(runs.id, run.id), eq(runs.tenantId, run.tenantId), eq(runs.status, 'waiting')))
       .returning({ id: runs.id });
     if (resumed.length === 0) return false;

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiDeps } from '../deps.ts';
+import { call, type Harness, startHarness } from '../test-support/harness.ts';
+import { healthRoutes } from './health.ts';
+
+describe('health routes', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('embedded', 'openai');
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  it('/healthz and /readyz answer 200 when database and queue answer', async () => {
+    expect(await call(h, 'GET', '/healthz')).toMatchObject({ status: 200, json: { status: 'ok' } });
+    const ready = await call(h, 'GET', '/readyz');
+    expect([ready.status, ready.json]).toEqual([200, { status: 'ready', checks: { database: 'ok', queue: 'ok' } }]);
+  });
+
+  // Only the dependencies fail here; the Redis-down case with a real redis-server is in
+  // fault-tolerance.test.ts. Postgres is shared on this machine, so it cannot be stopped for a test.
+  const withDeps = (pingDatabase: () => Promise<void>, ping: () => Promise<void>) =>
+    healthRoutes({ pingDatabase, queue: { ping } } as unknown as ApiDeps);
+  const fail = (message: string) => () => Promise.reject(new Error(message));
+  const hang = () => new Promise<void>(() => {});
+
+  it('a database that does not answer makes the API not ready (503), whatever the queue says', async () => {
+    const res = await withDeps(fail('connection refused'), async () => {}).request('/readyz');
+    expect([res.status, await res.json()]).toEqual([
+      503,
+      { status: 'not_ready', checks: { database: 'error: connection refused', queue: 'ok' } },
+    ]);
+  });
+
+  it('a queue that does not answer leaves the API ready but degraded (200), within the probe timeout', async () => {
+    const started = Date.now();
+    const res = await withDeps(async () => {}, hang).request('/readyz');
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect([res.status, await res.json()]).toEqual([
+      200,
+      { status: 'degraded', checks: { database: 'ok', queue: 'error: timeout' }, degraded: ['queue'] },
+    ]);
+  });
+});
