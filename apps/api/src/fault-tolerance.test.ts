@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { availableServices } from '@agentry/testkit';
+import type { ChildProcess } from 'node:child_process';
+import { availableServices, freePort, startPrivateRedis } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -125,35 +124,6 @@ describe.runIf(ready)('worker crashes and shutdowns (Postgres + BullMQ, worker p
   }, 60_000);
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A private redis-server on a spare port, so fault tests never touch the machine's shared one. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
-  });
-  return child;
-}
-
 describe.runIf(ready)('Redis faults (a private redis-server)', () => {
   let h: Harness;
   let key: string;
@@ -161,7 +131,7 @@ describe.runIf(ready)('Redis faults (a private redis-server)', () => {
   let port: number;
   beforeAll(async () => {
     port = await freePort();
-    redis = await startRedis(port);
+    redis = await startPrivateRedis(port);
     h = await startHarness('production', 'openai', { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, workers: 1 });
     key = await createTenant(h);
   }, 60_000);
@@ -178,7 +148,7 @@ describe.runIf(ready)('Redis faults (a private redis-server)', () => {
     await h.endpoint.waitForRequests(1, 10_000);
     redis.kill('SIGKILL');
     await exited(redis);
-    redis = await startRedis(port);
+    redis = await startPrivateRedis(port);
     const done = await waitForRun(h, key, run.json.id, 45_000);
     expect(done.status).toBe('completed');
     expect(h.endpoint.requests).toHaveLength(1);
@@ -205,7 +175,7 @@ describe.runIf(ready)('Redis faults (a private redis-server)', () => {
       expect((await call(h, 'GET', '/healthz')).status).toBe(200);
       expect((await call(h, 'GET', `/v1/conversations/${conversationId}`, { key })).status).toBe(200);
     } finally {
-      redis = await startRedis(port);
+      redis = await startPrivateRedis(port);
     }
     // Back to `ready` once Redis answers again.
     const until = Date.now() + 15_000;

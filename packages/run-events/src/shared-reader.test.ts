@@ -1,8 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { createServer } from 'node:net';
-import { availableServices, deleteRedisKeys, testServices } from '@agentry/testkit';
+import {
+  availableServices,
+  deleteRedisKeys,
+  freePort,
+  startPrivateRedis,
+  stopPrivateRedis,
+  testServices,
+} from '@agentry/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisBus, type RedisBusOptions, type RedisRunEventBus } from './redis-bus.ts';
@@ -197,46 +202,10 @@ describe.runIf(availableServices().redis)('redis bus: the shared reader', () => 
   });
 });
 
-/** A free TCP port for a private redis-server. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
-  });
-  return child;
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 describe.runIf(availableServices().redis)('redis bus: a restarted Redis (a private redis-server)', () => {
   it('subscribers resume from their last delivered id once ioredis has reconnected', async () => {
     const port = await freePort();
-    let redis = await startRedis(port);
+    let redis = await startPrivateRedis(port);
     const url = `redis://127.0.0.1:${port}`;
     const bus = createRedisBus({ redisUrl: url, prefix, limits, blockMs: 1000 });
     try {
@@ -247,11 +216,11 @@ describe.runIf(availableServices().redis)('redis bus: a restarted Redis (a priva
       });
       for (const run of runs) for (let i = 0; i < 3; i++) await bus.publish(run, { type: 'delta', i });
       await until(() => received.every((r) => r.length === 3));
-      await stopRedis(redis);
+      await stopPrivateRedis(redis);
       // One more subscriber arrives while Redis is away: its replay retries until it is back.
       const late = collect(bus.subscribe(runs[0]!));
       await sleep(500);
-      redis = await startRedis(port);
+      redis = await startPrivateRedis(port);
       // The restarted server lost the streams; publishing resumes once the writer is back.
       for (const run of runs) {
         for (let i = 3; i < 6; i++) {
@@ -279,7 +248,7 @@ describe.runIf(availableServices().redis)('redis bus: a restarted Redis (a priva
       expect(readers).toBeLessThanOrEqual(2);
     } finally {
       await bus.close();
-      await stopRedis(redis);
+      await stopPrivateRedis(redis);
     }
   }, 30_000);
 });

@@ -1,6 +1,7 @@
 export * from './fake-llm/index.ts';
 export * from './mcp-server.ts';
 export { testMcpStdioCommand } from './mcp-stdio-server.ts';
+export { freePort, startPrivateRedis, stopPrivateRedis } from './private-redis.ts';
 export * from './recording-server.ts';
 export { availableServices, canConnect, deleteRedisKeys, testServices } from './services.ts';
 export {
