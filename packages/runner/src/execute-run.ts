@@ -13,6 +13,7 @@ import {
   listMessages,
   markRunWaiting,
   type Run,
+  touchDeferredRun,
   writePendingInput,
 } from '@agentry/db';
 import { toAppError } from '@agentry/errors';
@@ -65,6 +66,9 @@ export interface RunProcessor {
 
 type StopReason = 'cancel' | 'shutdown' | 'stale';
 
+/** How often a run deferred again and again refreshes its heartbeat (well under the sweeper's stale age). */
+const DEFER_TOUCH_MS = 10_000;
+
 /**
  * The worker side of a run, for BullMQ and the in-process runner alike.
  *
@@ -79,6 +83,8 @@ type StopReason = 'cancel' | 'shutdown' | 'stale';
  */
 export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   const active = new Map<string, AbortController>();
+  /** When each deferred run's heartbeat was last refreshed by this worker. */
+  const deferredAt = new Map<string, number>();
   let stopping = false;
   const unsubscribe = deps.control?.onCancel((runId) => active.get(runId)?.abort('cancel' satisfies StopReason));
   const log = deps.log ?? (() => {});
@@ -116,15 +122,31 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     if (!run || FINAL_RUN_STATUSES.includes(run.status)) return;
     // One active run per conversation, oldest first: a later message waits for the earlier run.
     const [first] = await activeRuns(deps.db, run.tenantId, run.conversationId);
-    if (first && first.id !== run.id) throw new Requeue(500, 'an earlier run of this conversation is still active');
+    if (first && first.id !== run.id) await defer(run, 500, 'an earlier run of this conversation is still active');
     if (deps.slots && !(await deps.slots.acquire(run.tenantId, run.id))) {
-      throw new Requeue(250, 'tenant at its concurrency cap');
+      await defer(run, 250, 'tenant at its concurrency cap');
     }
+    deferredAt.delete(run.id);
     try {
       await attempt(job);
     } finally {
       await deps.slots?.release(run.tenantId, run.id);
     }
+  }
+
+  /**
+   * Puts the job back for later. A run waiting its turn this way is alive, so its heartbeat is
+   * refreshed (at most every DEFER_TOUCH_MS, not on every retry) for the sweeper to leave it be.
+   */
+  async function defer(run: Run, delayMs: number, reason: string): Promise<never> {
+    const now = Date.now();
+    if (now - (deferredAt.get(run.id) ?? 0) >= DEFER_TOUCH_MS) {
+      // Bounded: only runs deferred right now are kept, and never more than a few thousand.
+      if (deferredAt.size >= 10_000) deferredAt.clear();
+      deferredAt.set(run.id, now);
+      await touchDeferredRun(deps.db, run);
+    }
+    throw new Requeue(delayMs, reason);
   }
 
   async function attempt(job: Job): Promise<void> {

@@ -13,10 +13,12 @@ import {
   runs,
   withSystemScope,
 } from '@agentry/db';
+import { Requeue } from '@agentry/queue';
 import { createMemoryBus, type RunEvent } from '@agentry/run-events';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunProcessor } from './execute-run.ts';
 import { formatSeconds, type SweeperOptions, sweepStuckRuns } from './sweeper.ts';
 
 /** Moves a run's last sign of life (for a waiting run: when it parked) `seconds` into the past. */
@@ -175,14 +177,56 @@ describe.each(testDatabaseKinds())('stuck-run sweeper on %s', (kind) => {
     };
     const stalled = await started();
     const ancient = await started();
-    await withSystemScope(db, 'test: an old run', (tx) =>
-      tx.update(runs).set({ createdAt: sql`now() - interval '2 hours'` }).where(eq(runs.id, ancient.id)),
-    );
+    const longWaited = await started();
+    const makeOld = (run: Run) =>
+      withSystemScope(db, 'test: an old run', (tx) =>
+        tx.update(runs).set({ createdAt: sql`now() - interval '2 hours'` }).where(eq(runs.id, run.id)),
+      );
+    await makeOld(ancient);
+    await age(db, ancient, 2 * 3600); // no sign of life for two hours
+    // Created two hours ago (it waited long for an approval), alive two minutes ago: resumed.
+    await makeOld(longWaited);
     const { result, enqueued } = await sweep();
     expect(enqueued).toContain(stalled.id);
+    expect(enqueued).toContain(longWaited.id);
     expect(result.timedOut).toBeGreaterThanOrEqual(1);
     expect((await getRun(db, tenantId, stalled.id))?.status).toBe('running');
+    expect((await getRun(db, tenantId, longWaited.id))?.status).toBe('running');
     expect((await getRun(db, tenantId, ancient.id))?.error?.code).toBe('run_abandoned');
+  });
+
+  it("a run deferred behind its conversation's earlier run stays alive for the sweeper", async () => {
+    const { db } = database;
+    const { agent } = await createAgent(db, {
+      tenantId,
+      name: 'Bot',
+      config: {},
+      contentHash: 'h-defer',
+      publish: true,
+    });
+    const conversation = await createConversation(db, { tenantId, agentId: agent.id, agentVersion: null, context: {} });
+    const earlier = (await claimRun(db, await startRun(conversation.id, agent.id)))!;
+    const later = await startRun(conversation.id, agent.id);
+    // Both were created hours ago, the later run never touched: stale, and past the give-up age.
+    await withSystemScope(db, 'test: old runs', async (tx) => {
+      await tx.update(runs).set({ createdAt: sql`now() - interval '3 hours'` }).where(eq(runs.id, earlier.id));
+      await tx.update(runs).set({ createdAt: sql`now() - interval '2 hours'` }).where(eq(runs.id, later.id));
+    });
+    const processor = createRunProcessor({ db, models: {}, maxAttempts: 3 });
+    try {
+      // A worker takes its job and puts it back: the earlier run still holds the conversation.
+      await expect(
+        processor.process({ id: later.id, data: { runId: later.id, tenantId }, attempt: 1 }),
+      ).rejects.toBeInstanceOf(Requeue);
+    } finally {
+      processor.close();
+    }
+    const touched = (await getRun(db, tenantId, later.id))!;
+    expect(touched.status).toBe('queued');
+    expect(Date.now() - touched.heartbeatAt!.getTime()).toBeLessThan(60_000);
+    const { enqueued } = await sweep();
+    expect(enqueued).not.toContain(later.id);
+    expect((await getRun(db, tenantId, later.id))?.status).toBe('queued');
   });
 
   it('formats the timeout in the unit an operator most likely set', () => {

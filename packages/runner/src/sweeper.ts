@@ -15,7 +15,10 @@ export interface SweeperOptions {
   events?: RunEventBus;
   /** A run without a heartbeat for this long is considered abandoned. */
   staleAfterMs: number;
-  /** An abandoned run older than this is ended as `timed_out` instead of being resumed. */
+  /**
+   * An abandoned run that has shown no sign of life (heartbeat, parking, answer or deferral; else
+   * its creation) for this long is ended as `timed_out` instead of being resumed.
+   */
   giveUpAfterMs: number;
   /**
    * How long a run may wait for a person (approval, client tool result) when its agent's config
@@ -56,7 +59,10 @@ export async function sweepStuckRuns(
   let requeued = 0;
   let timedOut = 0;
   for (const run of await staleRuns(options.db, new Date(now - options.staleAfterMs))) {
-    if (now - run.createdAt.getTime() > options.giveUpAfterMs) {
+    // Measured from the last sign of life, not from creation: a run that waited a day for an
+    // approval, or behind its conversation's earlier run, has not been stuck all that time.
+    const lastAlive = (run.heartbeatAt ?? run.createdAt).getTime();
+    if (now - lastAlive > options.giveUpAfterMs) {
       const error = {
         code: 'run_abandoned',
         message: 'The run stopped making progress and was ended',

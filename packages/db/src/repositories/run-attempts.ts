@@ -105,6 +105,23 @@ export async function heartbeatRun(db: Db, run: RunRef, fence: number): Promise<
 }
 
 /**
+ * Marks a queued run that a worker looked at and deferred (its conversation's earlier run is still
+ * active, or its tenant is at its cap) as alive: the sweeper then neither re-queues it as lost nor
+ * gives it up as abandoned while it legitimately waits its turn.
+ *
+ * @example
+ * await touchDeferredRun(db, run);
+ */
+export async function touchDeferredRun(db: Db, run: RunRef): Promise<void> {
+  await withTenantScope(db, run.tenantId, (tx) =>
+    tx
+      .update(runs)
+      .set({ heartbeatAt: sql`now()` })
+      .where(and(eq(runs.id, run.id), eq(runs.status, 'queued'))),
+  );
+}
+
+/**
  * Records a tool call as started unless it already was; returns the record as it stands, so the
  * caller sees a completed result from an earlier attempt instead of sending again.
  */
