@@ -38,6 +38,8 @@ export interface ApiConfig {
   logLevel: (typeof LOG_LEVELS)[number];
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;
+  /** Event streams (SSE) one API process keeps open at most; past it `503 too_many_streams`. */
+  maxEventStreams: number;
   workerConcurrency: number;
   /** API requests per minute per tenant (default for tenants without their own) and per key. */
   rateLimitPerMinute: number;
@@ -97,6 +99,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     egressAllowlist: egressAllowlistFromEnv(env),
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     runWaitMs: envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]),
+    maxEventStreams: envInt(env, 'MAX_EVENT_STREAMS', 10_000, [1, 1_000_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
     tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
     rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 1200, [1, 10_000_000]),

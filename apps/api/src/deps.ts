@@ -6,6 +6,7 @@ import type { ModelProviderSettings, StdioServerDefinitions } from '@agentry/run
 import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { StreamSlots } from './http/stream-slots.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
 export interface ApiDeps {
@@ -32,5 +33,7 @@ export interface ApiDeps {
   platformAdminToken?: string;
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;
+  /** The process's open event streams, capped (`MAX_EVENT_STREAMS`); absent = no cap. */
+  streams?: StreamSlots;
   logger: Logger;
 }

@@ -38,6 +38,7 @@ import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
+import { createStreamSlots } from './http/stream-slots.ts';
 
 export interface RunningPlatform {
   url: string;
@@ -153,6 +154,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       },
       ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
       runWaitMs: config.runWaitMs,
+      streams: createStreamSlots(config.maxEventStreams),
       logger,
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },

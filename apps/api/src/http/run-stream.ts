@@ -13,9 +13,10 @@ const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']
  * Relays a run's events as Server-Sent Events. Each event carries its stream id, so a client that
  * reconnects with `Last-Event-ID` (or `?after=`) continues without gaps or duplicates; a comment
  * line every 15 s keeps proxies from closing an idle connection. Open streams are counted in the
- * `agentry_sse_active_streams` gauge.
+ * `agentry_sse_active_streams` gauge. `release` (the stream's slot, see stream-slots.ts) is called
+ * when the stream ends.
  */
-export function streamRunEvents(c: Context, bus: RunEventBus, run: Run): Response {
+export function streamRunEvents(c: Context, bus: RunEventBus, run: Run, release: () => void = () => {}): Response {
   const after = c.req.header('last-event-id') ?? c.req.query('after');
   const visitor = (c.get('principal') as Principal | undefined)?.kind === 'publishable';
   return streamSSE(c, async (stream) => {
@@ -46,6 +47,7 @@ export function streamRunEvents(c: Context, bus: RunEventBus, run: Run): Respons
     } finally {
       clearInterval(heartbeat);
       activeStreams.dec();
+      release();
     }
   });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
+import { type BusyPolicy, compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
 import {
+  type AgentVersion,
   conversationRunSummaries,
   createConversation,
   createRunForMessage,
@@ -18,7 +19,7 @@ import {
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { openSecrets, resolveModel } from '@agentry/runner';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
@@ -28,6 +29,7 @@ import { assertDailyQuota } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
+import { acquireStream } from '../http/stream-slots.ts';
 import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
 import { readConversationFilters } from './conversation-filters.ts';
 
@@ -229,6 +231,7 @@ export function conversationRoutes(deps: ApiDeps) {
         'model_not_configured',
         'queue_unavailable',
         'secrets_not_configured',
+        'too_many_streams',
       ],
     }),
   );
@@ -248,15 +251,34 @@ export function conversationRoutes(deps: ApiDeps) {
     const secrets = await openSecrets(deps.db, deps.secretBox, tenantId, compiled.requiredSecrets);
     const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
     resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
+    // A stream is taken before anything is written: at the cap the answer is 503 and no run exists.
+    const release = wantsStream(c.req.header('accept')) ? acquireStream(deps.streams) : undefined;
+    try {
+      return await startRun(c, conversation.id, version, compiled.busyPolicy, body.content, release);
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+  });
 
+  /** Writes the message and its run, queues it, and answers as the caller asked (stream, 202 or wait). */
+  async function startRun(
+    c: Context<{ Variables: AuthVariables }>,
+    conversationId: string,
+    version: AgentVersion,
+    policy: BusyPolicy,
+    content: string,
+    release: (() => void) | undefined,
+  ): Promise<Response> {
+    const tenantId = c.var.tenant.id;
     const { run, interrupted } = await createRunForMessage(deps.db, {
       tenantId,
-      conversationId: conversation.id,
+      conversationId,
       agentId: version.agentId,
       agentVersion: version.version,
       traceId: randomBytes(16).toString('hex'),
-      message: { role: 'user', content: [{ type: 'text', text: body.content }] },
-      policy: compiled.busyPolicy,
+      message: { role: 'user', content: [{ type: 'text', text: content }] },
+      policy,
     });
     for (const active of interrupted) await deps.control.cancel(active.id).catch(() => {});
     try {
@@ -266,9 +288,9 @@ export function conversationRoutes(deps: ApiDeps) {
       await deleteRun(deps.db, tenantId, run.id);
       throw error;
     }
-    if (wantsStream(c.req.header('accept'))) {
+    if (release) {
       c.header('location', `/v1/runs/${run.id}`);
-      return streamRunEvents(c, deps.events, run);
+      return streamRunEvents(c, deps.events, run, release);
     }
     if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
       c.header('location', `/v1/runs/${run.id}`);
@@ -284,7 +306,7 @@ export function conversationRoutes(deps: ApiDeps) {
       return c.json(view, 202);
     }
     return c.json(view, 200);
-  });
+  }
 
   return app;
 }
