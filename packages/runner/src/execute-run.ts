@@ -14,6 +14,7 @@ import {
   markRunWaiting,
   type Run,
   touchDeferredRun,
+  withTenantScope,
   writePendingInput,
 } from '@agentry/db';
 import { toAppError } from '@agentry/errors';
@@ -118,10 +119,16 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   async function processJob(job: Job): Promise<void> {
     if (stopping) throw new Requeue(0, 'worker shutting down');
     // The job names the run's tenant (the queue is trusted); a wrong one finds no run (row security).
-    const run = await getRun(deps.db, job.data.tenantId, job.data.runId);
-    if (!run || FINAL_RUN_STATUSES.includes(run.status)) return;
-    // One active run per conversation, oldest first: a later message waits for the earlier run.
-    const [first] = await activeRuns(deps.db, run.tenantId, run.conversationId);
+    // Both reads share one tenant-scoped transaction (one BEGIN/COMMIT instead of two).
+    const found = await withTenantScope(deps.db, job.data.tenantId, async (tx) => {
+      const run = await getRun(tx, job.data.tenantId, job.data.runId);
+      if (!run || FINAL_RUN_STATUSES.includes(run.status)) return undefined;
+      // One active run per conversation, oldest first: a later message waits for the earlier run.
+      const [first] = await activeRuns(tx, run.tenantId, run.conversationId);
+      return { run, first };
+    });
+    if (!found) return;
+    const { run, first } = found;
     if (first && first.id !== run.id) await defer(run, 500, 'an earlier run of this conversation is still active');
     if (deps.slots && !(await deps.slots.acquire(run.tenantId, run.id))) {
       await defer(run, 250, 'tenant at its concurrency cap');
@@ -207,10 +214,19 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   }
 
   async function runLoop(run: Run, fence: number, controller: AbortController): Promise<AgentRunResult> {
-    // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
-    const tenant = await getTenant(deps.db, run.tenantId);
-    const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
-    const setup = await setUpRun(deps.db, run, deps.models, deps.fetch, deps.secretBox, egress);
+    // Everything the run starts from is read in one tenant-scoped transaction (the tenant, the
+    // agent version, the conversation, its secrets and its transcript), not one per read.
+    const { egress, setup, stored } = await withTenantScope(deps.db, run.tenantId, async (tx) => {
+      const [tenant, stored] = await Promise.all([
+        getTenant(tx, run.tenantId),
+        listMessages(tx, run.tenantId, run.conversationId),
+      ]);
+      // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
+      const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
+      const setup = await setUpRun(tx, run, deps.models, deps.fetch, deps.secretBox, egress);
+      return { egress, setup, stored };
+    });
+    const history: Message[] = stored.map((m) => ({ role: m.role, content: m.content }));
     const { agent } = setup;
     // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.
     const runTools = createRunTools({
@@ -227,7 +243,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       publish: (event) => publish(run.id, event),
     });
     try {
-      return runTools.withSkills(await runWithTools(run, fence, controller, setup, runTools));
+      return runTools.withSkills(await runWithTools(run, fence, controller, setup, runTools, history));
     } finally {
       await runTools.close();
     }
@@ -239,6 +255,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     controller: AbortController,
     setup: Awaited<ReturnType<typeof setUpRun>>,
     runTools: RunTools,
+    transcript: Message[],
   ): Promise<AgentRunResult> {
     const { signal } = controller;
     const { agent } = setup;
@@ -250,7 +267,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       isIdempotent: (name) => agent.tools.find((t) => t.name === name)?.idempotent ?? false,
     });
     const tools = telemetry ? telemetry.traceTools(run, recording) : recording;
-    const history = await resumeHistory(run, fence, tools, signal, agent);
+    const history = await resumeHistory(run, fence, tools, signal, agent, transcript);
     if (history === 'done') return doneResult();
     if (typeof history !== 'object' || !Array.isArray(history)) return waitingResult(history.pending);
     let steps = run.steps;
@@ -315,11 +332,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     tools: ToolExecutor,
     signal: AbortSignal,
     agent: CompiledAgent,
+    history: Message[],
   ): Promise<Message[] | 'done' | { pending: PendingInput[] }> {
-    const history: Message[] = (await listMessages(deps.db, run.tenantId, run.conversationId)).map((m) => ({
-      role: m.role,
-      content: m.content,
-    }));
     const last = history.at(-1);
     if (last?.role !== 'assistant') return history;
     const pending = last.content.filter((p): p is ToolCallPart => p.type === 'tool_call');
@@ -357,10 +371,19 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     outcome: RunOutcome,
     totals: { usage?: Usage; toolCallCount?: number } = {},
   ): Promise<void> {
-    const written = await finishRunFenced(deps.db, run, fence, {
-      status: outcome.status,
-      ...(outcome.error ? { error: outcome.error } : {}),
-      ...totals,
+    // The final status and the conversation's next queued run in one transaction; the next run is
+    // queued only after the final status is published.
+    const { written, next } = await withTenantScope(deps.db, run.tenantId, async (tx) => {
+      const written = await finishRunFenced(tx, run, fence, {
+        status: outcome.status,
+        ...(outcome.error ? { error: outcome.error } : {}),
+        ...totals,
+      });
+      if (!written) return { written, next: undefined };
+      return {
+        written,
+        next: (await activeRuns(tx, run.tenantId, run.conversationId)).find((r) => r.status === 'queued'),
+      };
     });
     if (!written) return;
     telemetry?.runFinished(run, outcome.status);
@@ -370,7 +393,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       final: true,
     });
-    await startNext(run);
+    // Wakes the conversation's next queued run now instead of at its next requeue.
+    if (next) await deps.enqueue?.(next.id, next.tenantId).catch(() => {});
   }
 
   /** Parks the run until people answer; its job ends and frees the worker. */
@@ -383,12 +407,6 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     // The loop announced `waiting` itself when the model asked; a resume that found no answer yet did not.
     if (result.steps.length === 0) await publish(run.id, { type: 'waiting', pending: result.pending ?? [] });
     await publish(run.id, { type: 'run-status', status: 'waiting', pending: result.pending ?? [] });
-  }
-
-  /** Wakes the conversation's next queued run now instead of at its next requeue. */
-  async function startNext(run: Run): Promise<void> {
-    const next = (await activeRuns(deps.db, run.tenantId, run.conversationId)).find((r) => r.status === 'queued');
-    if (next) await deps.enqueue?.(next.id, next.tenantId).catch(() => {});
   }
 
   async function publish(runId: string, event: { type: string; final?: boolean; [k: string]: unknown }): Promise<void> {

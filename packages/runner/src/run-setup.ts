@@ -43,8 +43,11 @@ export async function setUpRun(
   secretBox: SecretBox | undefined,
   egress: EgressPolicy | undefined,
 ): Promise<RunSetup & { provider: keyof typeof CONTEXT_WINDOW }> {
-  const version = await getAgentVersion(db, run.tenantId, run.agentId, run.agentVersion);
-  const conversation = await getConversation(db, run.tenantId, run.conversationId);
+  // Both reads at once (one round trip when `db` is a transaction: its queries are pipelined).
+  const [version, conversation] = await Promise.all([
+    getAgentVersion(db, run.tenantId, run.agentId, run.agentVersion),
+    getConversation(db, run.tenantId, run.conversationId),
+  ]);
   if (!version || !conversation) {
     throw new AppError({
       code: 'run_target_missing',

@@ -16,6 +16,7 @@ import {
   listConversations,
   listMessages,
   listRunMessages,
+  withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { openSecrets, resolveModel } from '@agentry/runner';
@@ -237,12 +238,16 @@ export function conversationRoutes(deps: ApiDeps) {
   );
   app.post('/:id/messages', async (c) => {
     const tenantId = c.var.tenant.id;
-    const conversation = await loadConversation(deps.db, c.var.principal, tenantId, c.req.param('id'));
+    // The conversation, its agent and the agent's version in one tenant-scoped transaction (not one
+    // each); the body is read after it, so an unknown conversation still answers 404 before a bad body.
+    const { conversation, version } = await withTenantScope(deps.db, tenantId, async (db) => {
+      const conversation = await loadConversation(db, c.var.principal, tenantId, c.req.param('id'));
+      const agent = await getAgent(db, tenantId, conversation.agentId);
+      const versionNumber = conversation.agentVersion ?? agent?.publishedVersion;
+      const version = agent && versionNumber ? await getAgentVersion(db, tenantId, agent.id, versionNumber) : undefined;
+      return { conversation, version };
+    });
     const body = await readJson(c, NewMessage);
-    const agent = await getAgent(deps.db, tenantId, conversation.agentId);
-    const versionNumber = conversation.agentVersion ?? agent?.publishedVersion;
-    const version =
-      agent && versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
     if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
     await assertDailyQuota(deps.db, c.var.tenant);
     const { config, hash } = loadAgentConfig(version.config);
@@ -298,9 +303,12 @@ export function conversationRoutes(deps: ApiDeps) {
       return c.json(forPrincipal(c.var.principal, runView(run, [])), 202);
     }
     const outcome = await deps.queue.waitUntilFinished(run.id, deps.runWaitMs);
-    const stored = await getRun(deps.db, tenantId, run.id);
+    const { stored, written } = await withTenantScope(deps.db, tenantId, async (db) => {
+      const stored = await getRun(db, tenantId, run.id);
+      return { stored, written: stored ? await listRunMessages(db, tenantId, run.id) : [] };
+    });
     if (!stored) throw errors.notFound('run', run.id);
-    const view = forPrincipal(c.var.principal, runView(stored, await listRunMessages(deps.db, tenantId, run.id)));
+    const view = forPrincipal(c.var.principal, runView(stored, written));
     if (outcome === 'timeout' || stored.status === 'queued' || stored.status === 'running') {
       c.header('location', `/v1/runs/${run.id}`);
       return c.json(view, 202);

@@ -77,14 +77,15 @@ export async function checkpointRun(
   await withTenantScope(db, run.tenantId, async (tx) => {
     await assertFence(tx, run.id, fence, update);
     if (list.length === 0) return;
-    const start = await nextSeq(tx, run.conversationId);
+    // The next seq is read by the insert itself (one statement, one round trip less); every row of
+    // a multi-row insert sees the same max, so the rows get max+1, max+2, …
     await tx.insert(messages).values(
       list.map((m, i) => ({
         id: newId(),
         tenantId: run.tenantId,
         conversationId: run.conversationId,
         runId: run.id,
-        seq: start + i,
+        seq: sql`(select coalesce(max(${messages.seq}), 0) + ${i + 1} from ${messages} where ${messages.conversationId} = ${run.conversationId})`,
         role: m.role,
         content: m.content,
       })),
