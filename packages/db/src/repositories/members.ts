@@ -41,6 +41,16 @@ export async function listUserMemberships(
   );
 }
 
+/** The columns of a member with its user's email and name. */
+const MEMBER_WITH_USER = {
+  tenantId: tenantMembers.tenantId,
+  userId: tenantMembers.userId,
+  role: tenantMembers.role,
+  createdAt: tenantMembers.createdAt,
+  email: users.email,
+  name: users.name,
+};
+
 /**
  * A tenant's members with their email and name, by user id; `after` is the last user id of the
  * previous page.
@@ -55,14 +65,7 @@ export async function listMembers(
 ): Promise<MemberWithUser[]> {
   return withTenantScope(db, tenantId, (tx) =>
     tx
-      .select({
-        tenantId: tenantMembers.tenantId,
-        userId: tenantMembers.userId,
-        role: tenantMembers.role,
-        createdAt: tenantMembers.createdAt,
-        email: users.email,
-        name: users.name,
-      })
+      .select(MEMBER_WITH_USER)
       .from(tenantMembers)
       .innerJoin(users, eq(users.id, tenantMembers.userId))
       .where(and(eq(tenantMembers.tenantId, tenantId), page.after ? gt(tenantMembers.userId, page.after) : undefined))
@@ -75,14 +78,7 @@ export async function listMembers(
 export async function getMember(db: Db, tenantId: string, userId: string): Promise<MemberWithUser | undefined> {
   const [row] = await withTenantScope(db, tenantId, (tx) =>
     tx
-      .select({
-        tenantId: tenantMembers.tenantId,
-        userId: tenantMembers.userId,
-        role: tenantMembers.role,
-        createdAt: tenantMembers.createdAt,
-        email: users.email,
-        name: users.name,
-      })
+      .select(MEMBER_WITH_USER)
       .from(tenantMembers)
       .innerJoin(users, eq(users.id, tenantMembers.userId))
       .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userId, userId))),
