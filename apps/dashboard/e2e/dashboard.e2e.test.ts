@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoResponder, type FakeRequest, type FakeTurn } from '@agentry/testkit';
+import { chromiumLaunchOptions, demoResponder, type FakeRequest, type FakeTurn } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
@@ -26,7 +26,7 @@ const appDir = fileURLToPath(new URL('../', import.meta.url));
 const widgetDir = fileURLToPath(new URL('../../widget/', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumLaunchOptions().executablePath;
 const TOOL = 'save_customer_information';
 const EMAIL = 'owner@acme.example';
 const PASSWORD = 'correct horse battery';
@@ -94,16 +94,7 @@ async function main(): Promise<void> {
   }
   console.log(`dashboard at ${base} (${served ? 'served by the API' : 'static server + /v1 proxy'})`);
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions());
   cleanup.push(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FakeRequest, FakeTurn } from '@agentry/testkit';
+import { chromiumLaunchOptions, type FakeRequest, type FakeTurn } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
@@ -25,7 +25,7 @@ import { ADMIN_TOKEN, startHarness } from '../../api/src/test-support/harness.ts
 const appDir = fileURLToPath(new URL('../', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/widget');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumLaunchOptions().executablePath;
 
 const PRIMES_CODE =
   '(function sumPrimes(limit) { let sum = 0; for (let n = 2; n < limit; n++) { let prime = true; for (let d = 2; d * d <= n; d++) { if (n % d === 0) { prime = false; break; } } if (prime) sum += n; } return sum; })(1000);';
@@ -296,16 +296,7 @@ async function main(): Promise<void> {
       assert.ok(!text.includes(secret), `bootstrap leaks ${secret}`);
   });
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions());
   cleanup.push(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
   const page = await context.newPage();

@@ -1,3 +1,4 @@
+export { chromiumLaunchOptions } from './chromium.ts';
 export * from './fake-llm/index.ts';
 export * from './mcp-server.ts';
 export { testMcpStdioCommand } from './mcp-stdio-server.ts';
