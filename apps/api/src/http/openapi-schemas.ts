@@ -102,7 +102,10 @@ export const AgentVersionDetailSchema = component(
 );
 
 export const AgentCreatedSchema = component('AgentCreated', AgentSchema.extend({ version: AgentVersionSchema }));
-export const AgentListSchema = component('AgentList', list(AgentSchema));
+export const AgentListSchema = component(
+  'AgentList',
+  list(AgentSchema.extend({ runs_24h: z.int().describe('Runs started in the last 24 hours') })),
+);
 export const AgentVersionListSchema = component('AgentVersionList', list(AgentVersionSchema));
 
 export const AgentSummarySchema = component(

@@ -1,4 +1,6 @@
+import { runs, withSystemScope } from '@agentry/db';
 import { availableServices } from '@agentry/testkit';
+import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, type Harness, type Mode, seedConfig, startHarness } from '../test-support/harness.ts';
 
@@ -107,6 +109,29 @@ describe.each(modes)('agent routes (%s)', (mode) => {
     expect(sent.json).toMatchObject({ status: 'completed', agent_version: 2, reply: 'Hello from the draft' });
     const system = JSON.stringify(h.llm.requests.at(-1)!.body);
     expect(system).toContain('Draft Bot');
+  });
+
+  it('lists each agent with its runs of the last 24 hours', async () => {
+    const busy = await call(h, 'POST', '/v1/agents', { key, body: { config: pointedConfig() } });
+    const idle = await call(h, 'POST', '/v1/agents', { key, body: { config: pointedConfig() } });
+    const conv = await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: busy.json.id } });
+    for (const text of ['one', 'two', 'three']) {
+      h.llm.enqueue({ type: 'reply', text });
+      await call(h, 'POST', `/v1/conversations/${conv.json.id}/messages`, { key, body: { content: text } });
+    }
+    // The first run happened two days ago: it no longer counts.
+    await withSystemScope(h.platform.database.db, 'test: an old run', async (tx) => {
+      const [oldest] = await tx
+        .select({ id: runs.id })
+        .from(runs)
+        .where(eq(runs.conversationId, conv.json.id))
+        .orderBy(asc(runs.createdAt))
+        .limit(1);
+      await tx.update(runs).set({ createdAt: sql`now() - interval '2 days'` }).where(eq(runs.id, oldest!.id));
+    });
+    const listed = (await call(h, 'GET', '/v1/agents', { key })).json.data as Array<{ id: string; runs_24h: number }>;
+    expect(listed.find((a) => a.id === busy.json.id)?.runs_24h).toBe(2);
+    expect(listed.find((a) => a.id === idle.json.id)?.runs_24h).toBe(0);
   });
 
   it('checks a conversation’s context against the declared variables and shows visible ones to the model', async () => {

@@ -1,6 +1,7 @@
 import { type AgentConfig, compileAgent, loadAgentConfig } from '@agentry/config';
 import {
   addAgentVersion,
+  countRecentRuns,
   createAgent,
   type Db,
   getAgent,
@@ -94,7 +95,7 @@ export function agentRoutes(deps: ApiDeps) {
     doc({
       operationId: 'listAgents',
       tag: 'Agents',
-      summary: 'List agents, newest first',
+      summary: 'List agents, newest first, with their runs in the last 24 hours',
       auth: 'tenant',
       query: PAGE_QUERY,
       responses: { 200: { description: 'A page of agents', schema: ref('AgentList') } },
@@ -104,7 +105,14 @@ export function agentRoutes(deps: ApiDeps) {
   app.get('/', async (c) => {
     const page = readPage(c);
     const rows = await listAgents(deps.db, c.var.tenant.id, { ...page, limit: page.limit + 1 });
-    return c.json(pageOf(rows, page, agentView));
+    const since = new Date(Date.now() - 24 * 3600 * 1000);
+    const recent = await countRecentRuns(
+      deps.db,
+      c.var.tenant.id,
+      rows.slice(0, page.limit).map((a) => a.id),
+      since,
+    );
+    return c.json(pageOf(rows, page, (agent) => ({ ...agentView(agent), runs_24h: recent.get(agent.id) ?? 0 })));
   });
 
   app.post(

@@ -8,6 +8,8 @@ export interface Agent {
   latest_version: number;
   created_at: string;
   updated_at: string;
+  /** Runs started in the last 24 hours (in the agent list only). */
+  runs_24h?: number;
 }
 
 export interface AgentVersion {

@@ -27,6 +27,7 @@ export const en = {
   'agents.name': 'Name',
   'agents.published': 'Published',
   'agents.latest': 'Latest',
+  'agents.runs24h': 'Runs (24 h)',
   'agents.updated': 'Updated',
   'agents.unpublished': 'not published',
   'create.title': 'New agent',

@@ -29,6 +29,7 @@ export const zh: Record<MessageKey, string> = {
   'agents.name': '名称',
   'agents.published': '已发布',
   'agents.latest': '最新',
+  'agents.runs24h': '近 24 小时运行',
   'agents.updated': '更新时间',
   'agents.unpublished': '未发布',
   'create.title': '新建智能体',

@@ -1,7 +1,7 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
-import { agents, agentVersions } from '../schema.ts';
+import { agents, agentVersions, runs } from '../schema.ts';
 import { withTenantScope } from '../tenant-scope.ts';
 
 export type Agent = typeof agents.$inferSelect;
@@ -131,6 +131,31 @@ export async function listAgents(db: Db, tenantId: string, page: { limit: number
       .orderBy(desc(agents.id))
       .limit(page.limit),
   );
+}
+
+/**
+ * Runs started since `since` per agent, for the agents listed (agents without runs are absent).
+ * Uses the (tenant, created_at) index: one range scan over the tenant's recent runs.
+ *
+ * @example
+ * const recent = await countRecentRuns(db, tenantId, ids, new Date(Date.now() - 86_400_000));
+ * recent.get(agentId) ?? 0;
+ */
+export async function countRecentRuns(
+  db: Db,
+  tenantId: string,
+  agentIds: string[],
+  since: Date,
+): Promise<Map<string, number>> {
+  if (agentIds.length === 0) return new Map();
+  const rows = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select({ agentId: runs.agentId, runs: count() })
+      .from(runs)
+      .where(and(eq(runs.tenantId, tenantId), gte(runs.createdAt, since), inArray(runs.agentId, agentIds)))
+      .groupBy(runs.agentId),
+  );
+  return new Map(rows.map((row) => [row.agentId, row.runs]));
 }
 
 /** Every version of an agent, newest first, without the config bodies. */

@@ -25,7 +25,13 @@ export function AgentsPage() {
         {(rows) => (
           <ListTable
             id="agents-table"
-            headers={[t('agents.name'), t('agents.published'), t('agents.latest'), t('agents.updated')]}
+            headers={[
+              t('agents.name'),
+              t('agents.published'),
+              t('agents.latest'),
+              t('agents.runs24h'),
+              t('agents.updated'),
+            ]}
             actions
           >
             {rows.map((agent) => (
@@ -41,6 +47,7 @@ export function AgentsPage() {
                   )}
                 </td>
                 <td>v{agent.latest_version}</td>
+                <td>{agent.runs_24h ?? 0}</td>
                 <td>{date.format(new Date(agent.updated_at))}</td>
                 <td>
                   <div className="inline">
