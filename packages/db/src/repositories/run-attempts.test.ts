@@ -1,15 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  checkpointRun,
-  claimRun,
-  createAgent,
-  createConversation,
-  createRunForMessage,
-  createTenantWithKey,
-  listMessages,
-} from '../index.ts';
+import { checkpointRun, listMessages } from '../index.ts';
+import { tenantWithAgent } from '../testing/run-fixtures.ts';
 
 describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
   let database: TestDatabase;
@@ -19,34 +11,7 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
   afterAll(() => database?.destroy());
 
   async function claimedRun() {
-    const db = database.db;
-    const { tenant } = await createTenantWithKey(db, {
-      name: 'T',
-      key: { prefix: 'sk_t', hash: randomBytes(8).toString('hex') },
-    });
-    const { agent } = await createAgent(db, {
-      tenantId: tenant.id,
-      name: 'Bot',
-      config: { basic_settings: { name: 'Bot' } },
-      contentHash: 'h',
-      publish: true,
-    });
-    const conv = await createConversation(db, {
-      tenantId: tenant.id,
-      agentId: agent.id,
-      agentVersion: null,
-      context: {},
-    });
-    const { run } = await createRunForMessage(db, {
-      policy: 'enqueue',
-      tenantId: tenant.id,
-      conversationId: conv.id,
-      agentId: agent.id,
-      agentVersion: 1,
-      traceId: 'trace',
-      message: { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-    });
-    return (await claimRun(db, run))!;
+    return (await tenantWithAgent(database.db)).startRun();
   }
 
   const text = (t: string) => [{ type: 'text' as const, text: t }];

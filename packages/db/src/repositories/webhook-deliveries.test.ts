@@ -1,14 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkpointRun,
   claimDueDeliveries,
-  claimRun,
-  createAgent,
-  createConversation,
-  createRunForMessage,
-  createTenantWithKey,
   type Db,
   finishRunFenced,
   finishRunUnfenced,
@@ -21,6 +15,7 @@ import {
   webhookDeliveries,
   withSystemScope,
 } from '../index.ts';
+import { tenantWithAgent as tenantWithWebhookAgent } from '../testing/run-fixtures.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -30,39 +25,8 @@ const hooks = [
   { url: 'https://off.example.com/h', events: ['run.completed'], signing_secret: 'C', enabled: false },
 ];
 
-async function tenantWithAgent(db: Db, webhooks: unknown[] = hooks) {
-  const { tenant } = await createTenantWithKey(db, {
-    name: 'T',
-    key: { prefix: 'sk_t', hash: randomBytes(8).toString('hex') },
-  });
-  const { agent } = await createAgent(db, {
-    tenantId: tenant.id,
-    name: 'Bot',
-    config: { basic_settings: { name: 'Bot' }, webhooks },
-    contentHash: 'h',
-    publish: true,
-  });
-  const startRun = async () => {
-    const conv = await createConversation(db, {
-      tenantId: tenant.id,
-      agentId: agent.id,
-      agentVersion: null,
-      context: {},
-    });
-    const { run } = await createRunForMessage(db, {
-      policy: 'enqueue',
-      tenantId: tenant.id,
-      conversationId: conv.id,
-      agentId: agent.id,
-      agentVersion: 1,
-      traceId: 'trace',
-      message: { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-    });
-    const claimed = (await claimRun(db, run))!;
-    return claimed;
-  };
-  return { tenant, agent, startRun };
-}
+/** A tenant whose agent has `webhooks` (default: the three above), and a way to start claimed runs. */
+const tenantWithAgent = (db: Db, webhooks: unknown[] = hooks) => tenantWithWebhookAgent(db, { webhooks });
 
 /** Every delivery row, whatever the tenant (the test looks at the outbox as the dispatcher does). */
 const allDeliveries = (db: Db) =>
