@@ -14,9 +14,9 @@ export type Emit = (body: AgentEventBody) => void | Promise<void>;
  * await emit({ type: 'step-started', step: 0 });
  */
 export function createEmitter(sink: EventSink | undefined, traceId: string | undefined): Emit {
+  // Nobody listens: nothing to stamp (a delta per chunk would build two objects for nothing).
+  if (!sink) return () => undefined;
   let seq = 0;
-  return (body) => {
-    const meta = { seq: seq++, at: Date.now(), ...(traceId === undefined ? {} : { traceId }) };
-    return sink?.({ ...body, ...meta });
-  };
+  if (traceId === undefined) return (body) => sink({ ...body, seq: seq++, at: Date.now() });
+  return (body) => sink({ ...body, seq: seq++, at: Date.now(), traceId });
 }

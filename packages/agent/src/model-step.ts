@@ -12,7 +12,8 @@ export interface ModelStepResult {
 /**
  * Streams one model call, forwarding text and reasoning deltas as events as they arrive. The
  * answer itself is the stream's finish event, so nothing is concatenated here. Stops at once when
- * the signal aborts, even if the model's stream does not.
+ * the signal aborts: a model that does not declare `honoursAbort` is guarded, so even one that
+ * ignores the signal cannot keep a cancelled run alive.
  *
  * @example
  * const { response } = await streamModelStep(model, request, signal, emit, 0);
@@ -27,7 +28,9 @@ export async function streamModelStep(
   const started = performance.now();
   let firstEventAt: number | undefined;
   let response: ModelResponse | undefined;
-  for await (const event of iterateAbortable(model.stream(request, { signal }), signal)) {
+  const stream = model.stream(request, { signal });
+  // A model that stops on its own when the signal aborts needs no guard layer (one promise per event).
+  for await (const event of model.honoursAbort ? stream : iterateAbortable(stream, signal)) {
     firstEventAt ??= performance.now();
     if (event.type === 'finish') response = event.response;
     const sent =

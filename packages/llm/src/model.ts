@@ -63,6 +63,12 @@ export interface CallOptions {
 export interface LanguageModel {
   readonly provider: string;
   readonly modelId: string;
+  /**
+   * True when `generate` and `stream` fail with an `aborted` error as soon as the call's signal
+   * aborts, before the first byte and mid-stream alike (checked by the provider conformance suite).
+   * The loop then skips its own abort guard around the call.
+   */
+  readonly honoursAbort?: boolean;
   generate(request: ModelRequest, options?: CallOptions): Promise<ModelResponse>;
   stream(request: ModelRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
 }

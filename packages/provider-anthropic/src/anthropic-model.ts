@@ -76,5 +76,5 @@ export function createAnthropicModel(options: AnthropicModelOptions): LanguageMo
     for (const event of assembler.end()) yield event;
   }
 
-  return { provider: 'anthropic', modelId: options.model, generate, stream };
+  return { provider: 'anthropic', modelId: options.model, honoursAbort: true, generate, stream };
 }

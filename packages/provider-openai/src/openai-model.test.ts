@@ -40,6 +40,7 @@ describe('openai adapter specifics', () => {
     server.enqueue({ type: 'reply', text: 'ok' });
     for await (const _ of model.stream({ ...ask, maxOutputTokens: 50, temperature: 0.2 })) void _;
     const body = server.requests[0]?.body;
+    expect(server.requests[0]?.headers['user-agent']).toMatch(/^OpenAI\/JS \d/);
     expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true }, max_completion_tokens: 50 });
     expect(body.temperature).toBe(0.2);
     expect(body.max_tokens).toBeUndefined();

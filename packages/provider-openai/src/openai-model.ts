@@ -32,7 +32,7 @@ export interface OpenAIModelOptions {
 export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
   const provider = options.provider ?? 'openai';
   if (provider === 'openai' && !options.apiKey) throw errors.modelNotConfigured('openai');
-  const client = new OpenAI({
+  const client = new LeanAbortOpenAI({
     // Local servers need no key, but the SDK refuses to start without one.
     apiKey: options.apiKey || 'not-needed',
     baseURL: options.baseURL,
@@ -46,29 +46,35 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
 
   async function generate(request: ModelRequest, callOptions?: CallOptions): Promise<ModelResponse> {
     const signal = callOptions?.signal;
+    const call = linkCallSignal(signal);
     try {
       const body = { ...toChatCompletionParams(request, target), stream: false as const };
-      const completion = await client.chat.completions.create(body, { signal });
+      const completion = await client.chat.completions.create(body, { signal: call.signal });
       return fromChatCompletion(completion, options.model);
     } catch (error) {
       throw toModelError(error, context(signal));
+    } finally {
+      call.unlink();
     }
   }
 
   async function* stream(request: ModelRequest, callOptions?: CallOptions): AsyncGenerator<StreamEvent> {
     const signal = callOptions?.signal;
     const assembler = new ChunkAssembler(options.model);
+    const call = linkCallSignal(signal);
     try {
       const body = {
         ...toChatCompletionParams(request, target),
         stream: true as const,
         stream_options: { include_usage: true },
       };
-      const chunks = await client.chat.completions.create(body, { signal });
+      const chunks = await client.chat.completions.create(body, { signal: call.signal });
       // A plain loop, not `yield*`: delegating to a sync generator from an async one wraps every item.
       for await (const chunk of chunks) for (const event of assembler.accept(chunk)) yield event;
     } catch (error) {
       throw toModelError(error, context(signal));
+    } finally {
+      call.unlink();
     }
     // The SDK ends the iteration quietly on abort, so the signal is checked here.
     if (signal?.aborted) throw abortedError(signal.reason);
@@ -76,7 +82,54 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
     for (const event of assembler.end()) yield event;
   }
 
-  return { provider, modelId: options.model, generate, stream };
+  return { provider, modelId: options.model, honoursAbort: true, generate, stream };
+}
+
+/**
+ * The SDK client with plain abort listeners. The SDK composes a caller's signal with its own by
+ * `AbortSignal.any` (weak references and a finalization registry per request), a third of the
+ * loop's overhead over a bare SDK loop in `bench/agent-loop.bench.ts`. Overriding the public
+ * `fetchWithTimeout` turns that off; the signal it gets is always `linkCallSignal`'s per-call one,
+ * so the listener added here dies with the call instead of piling up on a long-lived signal.
+ */
+class LeanAbortOpenAI extends OpenAI {
+  static {
+    // The SDK builds its User-Agent from the class name: providers keep seeing `OpenAI/JS <version>`.
+    Object.defineProperty(LeanAbortOpenAI, 'name', { value: 'OpenAI' });
+  }
+
+  override fetchWithTimeout(
+    url: RequestInfo,
+    init: RequestInit | undefined,
+    ms: number,
+    controller: AbortController,
+  ): Promise<Response> {
+    const signal = init?.signal;
+    if (signal) {
+      forwardAbort(signal, controller);
+      init = { ...init, signal: undefined };
+    }
+    return super.fetchWithTimeout(url, init, ms, controller);
+  }
+}
+
+/** Kept apart so the listener's closure holds the controller only, not the request body. */
+function forwardAbort(signal: AbortSignal, controller: AbortController): void {
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+}
+
+/** A signal for one model call, following the caller's until `unlink` at the end of the call. */
+function linkCallSignal(outer: AbortSignal | undefined): { signal: AbortSignal | undefined; unlink(): void } {
+  if (!outer) return { signal: undefined, unlink: () => {} };
+  const call = new AbortController();
+  if (outer.aborted) {
+    call.abort(outer.reason);
+    return { signal: call.signal, unlink: () => {} };
+  }
+  const onAbort = () => call.abort(outer.reason);
+  outer.addEventListener('abort', onAbort, { once: true });
+  return { signal: call.signal, unlink: () => outer.removeEventListener('abort', onAbort) };
 }
 
 function streamCutOff(provider: OpenAIProviderName) {

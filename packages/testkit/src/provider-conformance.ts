@@ -520,27 +520,47 @@ export function runProviderConformance(name: string, makeModel: MakeConformanceM
         expect(error).toMatchObject({ code: 'model_unavailable', isRetryable: true });
       });
 
-      it('fails with aborted when the caller aborts mid-stream', async () => {
+      it('fails with aborted at once when the caller aborts mid-stream', async () => {
+        // The rest of the stream would take 2 s: the adapter must not drain it.
         server.enqueue({ type: 'reply', text: 'x'.repeat(200), chunkSize: 1, chunkDelayMs: 10 });
         const controller = new AbortController();
         const events: StreamEvent[] = [];
+        let abortedAt = 0;
         const run = async () => {
           for await (const event of model.stream(ask('Hi'), { signal: controller.signal })) {
             events.push(event);
-            if (events.length === 3) controller.abort();
+            if (events.length === 3) {
+              abortedAt = performance.now();
+              controller.abort();
+            }
           }
         };
         const error = await failure(run());
         expect(error).toMatchObject({ code: 'aborted', category: 'user', isRetryable: false });
         expect(events.some((e) => e.type === 'finish')).toBe(false);
+        expect(performance.now() - abortedAt).toBeLessThan(1_000);
+      });
+
+      it('fails with aborted at once when a stream is aborted before its first byte', async () => {
+        // `honoursAbort` lets the agent loop drop its own guard: the adapter must stop by itself.
+        expect(model.honoursAbort).toBe(true);
+        server.enqueue({ type: 'reply', text: 'too late', delayMs: 2_000 });
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 50);
+        const started = performance.now();
+        const error = await failure(collect(model.stream(ask('Hi'), { signal: controller.signal })));
+        expect(error).toMatchObject({ code: 'aborted', isRetryable: false });
+        expect(performance.now() - started).toBeLessThan(1_000);
       });
 
       it('fails with aborted when generate is aborted while waiting', async () => {
         server.enqueue({ type: 'reply', text: 'too late', delayMs: 2_000 });
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 50);
+        const started = performance.now();
         const error = await failure(model.generate(ask('Hi'), { signal: controller.signal }));
         expect(error).toMatchObject({ code: 'aborted', isRetryable: false });
+        expect(performance.now() - started).toBeLessThan(1_000);
       });
     });
   });
