@@ -131,7 +131,7 @@ export async function run(): Promise<
     const agent = agentConversation(fake.openaiBaseUrl);
     const bare = bareConversation(fake.openaiBaseUrl);
     // Interleaved: the loop and the baseline share the machine's moods and the JIT's warm-up.
-    const seq = await sampleInterleaved(agent, bare, { iterations: 300, warmup: 30 });
+    const seq = await sampleInterleaved(agent, bare, { iterations: 1000, warmup: 50 });
     const [seqAgent, seqBare] = [seq.a, seq.b];
     fake.requests.length = 0;
     const par = await sampleInterleaved(concurrent(agent, 50), concurrent(bare, 50), { iterations: 40, warmup: 3 });

@@ -7,6 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { withPreparedStatements } from './prepared-statements.ts';
 import { APP_ROLE, ROW_LEVEL_SECURITY_SQL } from './row-level-security.ts';
 import { schema } from './schema.ts';
 
@@ -54,7 +55,7 @@ async function openPostgres(url: string, maxConnections = 10): Promise<Database>
   await migratePostgresLocked(url);
   // `role` as a startup parameter: every pooled connection is the app role from its first query.
   const client = postgres(url, { max: maxConnections, onnotice: () => {}, connection: { role: APP_ROLE } });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const db = drizzlePostgres(withPreparedStatements(client), { schema }) as unknown as Db;
   return {
     db,
     kind: 'postgres',

@@ -231,6 +231,23 @@ describe.each(testDatabaseKinds())('row-level security on %s', (kind) => {
     }
   });
 
+  it('binds every scope before its first statement, with many transactions in flight at once', async () => {
+    // On Postgres the binding is sent without waiting for its reply; it must still run first.
+    const firstStatement = (tenantId: string) =>
+      withTenantScope(database.db, tenantId, async (tx) => {
+        const [row] = await query<{ tenant: string }>(tx, sql`select current_setting('app.tenant_id', true) as tenant`);
+        return { tenant: row?.tenant, agents: await count(tx, 'agents') };
+      });
+    const tenants = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? a.tenantId : b.tenantId));
+    const seen = await Promise.all(tenants.map(firstStatement));
+    expect(seen).toEqual(tenants.map((tenant) => ({ tenant, agents: 1 })));
+    const system = await withSystemScope(database.db, 'test', async (tx) => {
+      const [row] = await query<{ on: string }>(tx, sql`select current_setting('app.system', true) as on`);
+      return row?.on;
+    });
+    expect(system).toBe('on');
+  });
+
   it('reuses a scoped transaction for the same tenant, and refuses to mix tenants or widen a scope', async () => {
     await withTenantScope(database.db, a.tenantId, async (tx) => {
       expect(await withTenantScope(tx, a.tenantId, async (inner) => inner === tx)).toBe(true);

@@ -39,7 +39,7 @@ export async function withTenantScope<T>(db: Db, tenantId: string, work: (tx: Tx
   // A system transaction already sees every tenant; the repositories still filter by tenant id.
   if (outer?.kind === 'system') return work(db as Tx);
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('app.tenant_id', ${tenantId}, true)`);
+    await bindScope(tx, 'app.tenant_id', tenantId);
     scopes.set(tx, { kind: 'tenant', tenantId });
     return work(tx);
   });
@@ -62,8 +62,40 @@ export async function withSystemScope<T>(db: Db, reason: string, work: (tx: Tx) 
   }
   if (outer?.kind === 'system') return work(db as Tx);
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('app.system', 'on', true)`);
+    await bindScope(tx, 'app.system', 'on');
     scopes.set(tx, { kind: 'system', reason });
     return work(tx);
   });
+}
+
+/** The postgres-js transaction client under a drizzle transaction, when the driver is postgres-js. */
+interface PipelinedClient {
+  unsafe(query: string, params: unknown[], options?: { prepare?: boolean }): { execute(): PromiseLike<unknown> };
+  savepoint: unknown;
+}
+
+function pipelinedClient(tx: Tx): PipelinedClient | undefined {
+  const client = (tx as { session?: { client?: Partial<PipelinedClient> } }).session?.client;
+  return typeof client?.unsafe === 'function' && typeof client.savepoint === 'function'
+    ? (client as PipelinedClient)
+    : undefined;
+}
+
+/**
+ * Sets the transaction-local scope as the transaction's first statement. On Postgres (postgres-js)
+ * it is sent without waiting for its reply: the driver writes a transaction's statements in the
+ * order they are issued on its one connection, and this one is handed over before `work` can issue
+ * any, so it still runs first while the next statement travels in the same round trip (one round
+ * trip less per transaction). A failure aborts the transaction, whose statements then fail, and the
+ * driver rethrows this error from the transaction. PGlite has no round trips to save: awaited.
+ */
+async function bindScope(tx: Tx, setting: 'app.tenant_id' | 'app.system', value: string): Promise<void> {
+  const client = pipelinedClient(tx);
+  if (!client) {
+    await tx.execute(sql`select set_config(${setting}, ${value}, true)`);
+    return;
+  }
+  // `execute()` hands the query to the driver now; the driver's transaction records its failure.
+  const sent = client.unsafe('select set_config($1, $2, true)', [setting, value], { prepare: true }).execute();
+  Promise.resolve(sent).catch(() => {});
 }

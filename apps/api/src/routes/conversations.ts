@@ -2,15 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { type BusyPolicy, compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
 import {
   type AgentVersion,
+  type Conversation,
   conversationRunSummaries,
   createConversation,
   createRunForMessage,
   type Db,
   deleteConversation,
   deleteRun,
-  getAgent,
-  getAgentVersion,
+  getAgentWithVersion,
   getConversation,
+  getConversationWithVersion,
   getRun,
   isId,
   listConversations,
@@ -50,6 +51,11 @@ const conversationId: Record<string, ParamDoc> = {
 const RUN_HEADERS = { Location: 'The run: /v1/runs/{id} (202 and streams)' };
 async function loadConversation(db: Db, principal: Principal, tenantId: string, id: string) {
   const conversation = isId(id) ? await getConversation(db, tenantId, id) : undefined;
+  return assertConversationAllowed(principal, conversation, id);
+}
+
+/** 404 for a missing conversation, and for one the principal may not see (publishable keys, end users). */
+function assertConversationAllowed(principal: Principal, conversation: Conversation | undefined, id: string) {
   if (!conversation) throw errors.notFound('conversation', id);
   assertAgentAllowed(principal, conversation.agentId, 'conversation', id);
   assertEndUserAllowed(principal, conversation.context, id);
@@ -80,26 +86,34 @@ export function conversationRoutes(deps: ApiDeps) {
   app.post('/', async (c) => {
     const body = await readJson(c, NewConversation);
     const tenantId = c.var.tenant.id;
-    const agent = isId(body.agent_id) ? await getAgent(deps.db, tenantId, body.agent_id) : undefined;
-    if (!agent) throw errors.notFound('agent', body.agent_id);
-    assertAgentAllowed(c.var.principal, agent.id, 'agent', body.agent_id);
-    if (body.agent_version !== undefined && !(await getAgentVersion(deps.db, tenantId, agent.id, body.agent_version))) {
-      throw errors.notFound('agent_version', String(body.agent_version));
-    }
-    const versionNumber = body.agent_version ?? agent.publishedVersion;
-    const version = versionNumber ? await getAgentVersion(deps.db, tenantId, agent.id, versionNumber) : undefined;
-    if (!version) {
-      throw errors.conflict('agent_not_published', 'The agent has no published version; publish one or name a version');
-    }
-    const { config, hash } = loadAgentConfig(version.config);
-    const issues = contextIssues(compileAgent(config, hash).contextVariables, body.context ?? {});
-    if (issues.length > 0)
-      throw errors.validation('The conversation context does not match the agent', issues, 'invalid_context');
-    const conversation = await createConversation(deps.db, {
-      tenantId,
-      agentId: agent.id,
-      agentVersion: body.agent_version ?? null,
-      context: trustedContext(c.var.principal, body.context ?? {}),
+    // One tenant-scoped transaction: the agent with the version to use (one statement), the
+    // checks, the insert; a failed check rolls back before anything is written.
+    const conversation = await withTenantScope(deps.db, tenantId, async (db) => {
+      const found = isId(body.agent_id)
+        ? await getAgentWithVersion(db, tenantId, body.agent_id, body.agent_version)
+        : undefined;
+      if (!found) throw errors.notFound('agent', body.agent_id);
+      const { agent, version } = found;
+      assertAgentAllowed(c.var.principal, agent.id, 'agent', body.agent_id);
+      if (body.agent_version !== undefined && !version) {
+        throw errors.notFound('agent_version', String(body.agent_version));
+      }
+      if (!version) {
+        throw errors.conflict(
+          'agent_not_published',
+          'The agent has no published version; publish one or name a version',
+        );
+      }
+      const { config, hash } = loadAgentConfig(version.config);
+      const issues = contextIssues(compileAgent(config, hash).contextVariables, body.context ?? {});
+      if (issues.length > 0)
+        throw errors.validation('The conversation context does not match the agent', issues, 'invalid_context');
+      return createConversation(db, {
+        tenantId,
+        agentId: agent.id,
+        agentVersion: body.agent_version ?? null,
+        context: trustedContext(c.var.principal, body.context ?? {}),
+      });
     });
     return c.json(conversationView(conversation), 201);
   });
@@ -238,15 +252,12 @@ export function conversationRoutes(deps: ApiDeps) {
   );
   app.post('/:id/messages', async (c) => {
     const tenantId = c.var.tenant.id;
-    // The conversation, its agent and the agent's version in one tenant-scoped transaction (not one
-    // each); the body is read after it, so an unknown conversation still answers 404 before a bad body.
-    const { conversation, version } = await withTenantScope(deps.db, tenantId, async (db) => {
-      const conversation = await loadConversation(db, c.var.principal, tenantId, c.req.param('id'));
-      const agent = await getAgent(db, tenantId, conversation.agentId);
-      const versionNumber = conversation.agentVersion ?? agent?.publishedVersion;
-      const version = agent && versionNumber ? await getAgentVersion(db, tenantId, agent.id, versionNumber) : undefined;
-      return { conversation, version };
-    });
+    const id = c.req.param('id');
+    // The conversation with its agent's version to use in one statement (one transaction); the body
+    // is read after it, so an unknown conversation still answers 404 before a bad body.
+    const found = isId(id) ? await getConversationWithVersion(deps.db, tenantId, id) : undefined;
+    const conversation = assertConversationAllowed(c.var.principal, found?.conversation, id);
+    const version = found?.version;
     const body = await readJson(c, NewMessage);
     if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
     await assertDailyQuota(deps.db, c.var.tenant);

@@ -121,6 +121,48 @@ export async function getAgentVersion(
   return row;
 }
 
+/** An agent with one of its versions, read together (`getAgentWithVersion`). */
+export interface AgentWithVersion {
+  agent: Agent;
+  /** Undefined when the version asked for does not exist, or none was asked and none is published. */
+  version: AgentVersion | undefined;
+}
+
+/**
+ * An agent with the version `version` names, or its published version when `version` is
+ * undefined, in one statement (a left join) instead of one query each. Undefined when the agent
+ * is not the tenant's.
+ *
+ * @example
+ * const found = await getAgentWithVersion(db, tenantId, agentId, body.agent_version);
+ * if (!found) throw errors.notFound('agent', agentId);
+ * if (!found.version) throw errors.conflict('agent_not_published', '…');
+ */
+export async function getAgentWithVersion(
+  db: Db,
+  tenantId: string,
+  agentId: string,
+  version?: number,
+): Promise<AgentWithVersion | undefined> {
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select({ agent: agents, version: agentVersions })
+      .from(agents)
+      .leftJoin(
+        agentVersions,
+        and(
+          eq(agentVersions.agentId, agents.id),
+          eq(agentVersions.tenantId, tenantId),
+          version === undefined
+            ? eq(agentVersions.version, agents.publishedVersion)
+            : eq(agentVersions.version, version),
+        ),
+      )
+      .where(and(eq(agents.id, agentId), eq(agents.tenantId, tenantId))),
+  );
+  return row ? { agent: row.agent, version: row.version ?? undefined } : undefined;
+}
+
 /** Newest first; `before` is the last id of the previous page (ids are time-ordered). */
 export async function listAgents(db: Db, tenantId: string, page: { limit: number; before?: string }): Promise<Agent[]> {
   return withTenantScope(db, tenantId, (tx) =>

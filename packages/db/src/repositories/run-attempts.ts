@@ -45,14 +45,22 @@ export async function claimRun(db: Db, ref: RunRef): Promise<Run | undefined> {
   return run;
 }
 
-/** Locks the run row and checks the fence; every fenced write starts with this. */
-async function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> = {}): Promise<void> {
-  const rows = await tx
+/**
+ * Locks the run row and checks the fence; every fenced write starts with this. The check is handed
+ * to the driver at once (`execute()`), so the write the caller issues right after it goes out in
+ * the same round trip on Postgres and still runs after it; a stale fence rejects, and the
+ * transaction then rolls the write back.
+ */
+function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> = {}): Promise<void> {
+  return tx
     .update(runs)
     .set(Object.keys(update).length > 0 ? update : { fence })
     .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
-    .returning({ id: runs.id });
-  if (rows.length === 0) throw staleAttempt(runId);
+    .returning({ id: runs.id })
+    .execute()
+    .then((rows) => {
+      if (rows.length === 0) throw staleAttempt(runId);
+    });
 }
 
 async function nextSeq(tx: Tx, conversationId: string): Promise<number> {
@@ -75,21 +83,25 @@ export async function checkpointRun(
   update: Partial<Omit<Run, 'id' | 'tenantId' | 'conversationId' | 'fence'>> = {},
 ): Promise<void> {
   await withTenantScope(db, run.tenantId, async (tx) => {
-    await assertFence(tx, run.id, fence, update);
-    if (list.length === 0) return;
+    const fenced = assertFence(tx, run.id, fence, update);
+    if (list.length === 0) return fenced;
     // The next seq is read by the insert itself (one statement, one round trip less); every row of
     // a multi-row insert sees the same max, so the rows get max+1, max+2, …
-    await tx.insert(messages).values(
-      list.map((m, i) => ({
-        id: newId(),
-        tenantId: run.tenantId,
-        conversationId: run.conversationId,
-        runId: run.id,
-        seq: sql`(select coalesce(max(${messages.seq}), 0) + ${i + 1} from ${messages} where ${messages.conversationId} = ${run.conversationId})`,
-        role: m.role,
-        content: m.content,
-      })),
-    );
+    const inserted = tx
+      .insert(messages)
+      .values(
+        list.map((m, i) => ({
+          id: newId(),
+          tenantId: run.tenantId,
+          conversationId: run.conversationId,
+          runId: run.id,
+          seq: sql`(select coalesce(max(${messages.seq}), 0) + ${i + 1} from ${messages} where ${messages.conversationId} = ${run.conversationId})`,
+          role: m.role,
+          content: m.content,
+        })),
+      )
+      .execute();
+    await Promise.all([fenced, inserted]);
   });
 }
 
@@ -132,12 +144,13 @@ export async function startToolCall(
   fence: number,
 ): Promise<{ record: ToolCallRecord; created: boolean }> {
   return withTenantScope(db, input.tenantId, async (tx) => {
-    await assertFence(tx, input.runId, fence);
-    const inserted = await tx
+    const fenced = assertFence(tx, input.runId, fence);
+    const insert = tx
       .insert(toolCalls)
       .values({ ...input, status: 'started' })
       .onConflictDoNothing()
       .returning();
+    const [, inserted] = await Promise.all([fenced, insert.execute()]);
     if (inserted[0]) return { record: inserted[0], created: true };
     const [existing] = await tx
       .select()
@@ -154,8 +167,8 @@ export async function completeToolCall(
   result: { output: unknown; isError: boolean; errorCode?: string },
 ): Promise<void> {
   await withTenantScope(db, key.tenantId, async (tx) => {
-    await assertFence(tx, key.runId, fence);
-    await tx
+    const fenced = assertFence(tx, key.runId, fence);
+    const completed = tx
       .update(toolCalls)
       .set({
         status: 'completed',
@@ -164,7 +177,9 @@ export async function completeToolCall(
         errorCode: result.errorCode ?? null,
         completedAt: sql`now()`,
       })
-      .where(and(eq(toolCalls.runId, key.runId), eq(toolCalls.toolCallId, key.toolCallId)));
+      .where(and(eq(toolCalls.runId, key.runId), eq(toolCalls.toolCallId, key.toolCallId)))
+      .execute();
+    await Promise.all([fenced, completed]);
   });
 }
 
