@@ -1,0 +1,55 @@
+import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenantWithKey, type Database, getTenant, openDatabase, tenants, withTenantScope } from './index.ts';
+
+const postgresAvailable = testDatabaseKinds().includes('postgres');
+
+// PGlite has no protocol round trips to save; its driver is left as it is.
+describe.skipIf(!postgresAvailable)('prepared statements on postgres', () => {
+  let database: TestDatabase;
+  let single: Database;
+  let tenantId: string;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    // One connection: what it prepared is what `pg_prepared_statements` shows afterwards.
+    single = await openDatabase({ kind: 'postgres', url: database.url!, maxConnections: 1 });
+    const created = await createTenantWithKey(single.db, { name: 'P', key: { prefix: 'p', hash: 'prepared-test' } });
+    tenantId = created.tenant.id;
+  });
+  afterAll(async () => {
+    await single?.close();
+    await database?.destroy();
+  });
+
+  async function preparedTexts(): Promise<string[]> {
+    const rows = (await single.db.execute(sql`select statement from pg_prepared_statements`)) as unknown as Array<{
+      statement: string;
+    }>;
+    return rows.map((row) => row.statement);
+  }
+
+  it('prepares parameterised queries in scoped transactions and savepoints, and answers them right', async () => {
+    const name = await withTenantScope(single.db, tenantId, async (tx) => {
+      const tenant = await getTenant(tx, tenantId);
+      const [again] = await tx.transaction((inner) =>
+        inner.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, tenantId)),
+      );
+      return [tenant?.name, again?.name];
+    });
+    expect(name).toEqual(['P', 'P']);
+    const texts = await preparedTexts();
+    expect(texts).toContain('select set_config($1, $2, true)');
+    expect(texts.some((text) => text.startsWith('select "id", "name"') && text.includes('from "tenants"'))).toBe(true);
+    expect(texts.some((text) => text.startsWith('select "name" from "tenants"'))).toBe(true);
+  });
+
+  it('reuses a prepared statement: running a query again prepares nothing new', async () => {
+    await withTenantScope(single.db, tenantId, (tx) => getTenant(tx, tenantId));
+    const before = (await preparedTexts()).length;
+    for (let i = 0; i < 5; i++) {
+      expect((await withTenantScope(single.db, tenantId, (tx) => getTenant(tx, tenantId)))?.id).toBe(tenantId);
+    }
+    expect((await preparedTexts()).length).toBe(before);
+  });
+});
