@@ -9,14 +9,13 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { withPreparedStatements } from './prepared-statements.ts';
 import { APP_ROLE, ROW_LEVEL_SECURITY_SQL } from './row-level-security.ts';
-import { schema } from './schema.ts';
 
 /**
  * The drizzle database both drivers produce; repositories accept only this. Its queries run as the
  * application role (row-level security applies): tenant rows are reached through
  * `withTenantScope` / `withSystemScope` (`tenant-scope.ts`), never directly.
  */
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Db = PgDatabase<PgQueryResultHKT>;
 
 export interface Database {
   db: Db;
@@ -55,7 +54,9 @@ async function openPostgres(url: string, maxConnections = 10): Promise<Database>
   await migratePostgresLocked(url);
   // `role` as a startup parameter: every pooled connection is the app role from its first query.
   const client = postgres(url, { max: maxConnections, onnotice: () => {}, connection: { role: APP_ROLE } });
-  const db = drizzlePostgres(withPreparedStatements(client), { schema }) as unknown as Db;
+  // No relational schema: the repositories use the query builders only, and with a schema drizzle
+  // builds a query helper per table for every transaction it opens.
+  const db = drizzlePostgres(withPreparedStatements(client)) as unknown as Db;
   return {
     db,
     kind: 'postgres',
@@ -89,7 +90,7 @@ async function migratePostgresLocked(url: string): Promise<void> {
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
-  const db = drizzlePglite(client, { schema });
+  const db = drizzlePglite(client);
   await client.query(`select set_config('app.system', 'on', false)`);
   await migratePglite(db, { migrationsFolder });
   await client.exec(ROW_LEVEL_SECURITY_SQL);

@@ -44,6 +44,53 @@ describe.skipIf(!postgresAvailable)('prepared statements on postgres', () => {
     expect(texts.some((text) => text.startsWith('select "name" from "tenants"'))).toBe(true);
   });
 
+  async function scratchRows(): Promise<number[]> {
+    const rows = (await single.db.execute(sql`select n from scratch order by n`)) as unknown as Array<{ n: number }>;
+    return rows.map((row) => row.n);
+  }
+
+  it('commits a transaction whose BEGIN was not waited for, and rolls back one whose work throws', async () => {
+    // A temporary table lives on the one connection of `single`, which every transaction here reuses.
+    await single.db.execute(sql`create temporary table scratch (n int primary key)`);
+    await single.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into scratch values (${1})`);
+    });
+    await expect(
+      single.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into scratch values (${2})`);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await scratchRows()).toEqual([1]);
+  });
+
+  it('fails a transaction with the failing statement’s own error, and the connection serves the next one', async () => {
+    const failure = await single.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`insert into scratch values (${3})`);
+        await tx.execute(sql`insert into scratch values (${1})`);
+      })
+      .catch((error: unknown) => error);
+    expect(String((failure as { cause?: unknown }).cause ?? failure)).toMatch(/duplicate key/);
+    expect(await scratchRows()).toEqual([1]);
+    await single.db.transaction((tx) => tx.execute(sql`insert into scratch values (${4})`));
+    expect(await scratchRows()).toEqual([1, 4]);
+  });
+
+  it('rolls nested work back to its savepoint and keeps the rest of the transaction', async () => {
+    await single.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into scratch values (${5})`);
+      await expect(
+        tx.transaction(async (inner) => {
+          await inner.execute(sql`insert into scratch values (${6})`);
+          throw new Error('inner');
+        }),
+      ).rejects.toThrow('inner');
+      await tx.transaction((inner) => inner.execute(sql`insert into scratch values (${7})`));
+    });
+    expect(await scratchRows()).toEqual([1, 4, 5, 7]);
+  });
+
   it('reuses a prepared statement: running a query again prepares nothing new', async () => {
     await withTenantScope(single.db, tenantId, (tx) => getTenant(tx, tenantId));
     const before = (await preparedTexts()).length;

@@ -1,27 +1,30 @@
-import type { Sql } from 'postgres';
+import type { ReservedSql, Sql } from 'postgres';
 
 type Unsafe = Sql['unsafe'];
+type Work = (tx: Sql) => unknown;
 
 /**
- * The postgres-js client with named (prepared) statements for drizzle's queries, in transactions
- * and savepoints too. drizzle runs every query as `unsafe(text, params, { prepare: false })`, and
- * postgres-js sends such a statement unnamed: Parse + Describe, a wait for the parameter types,
- * then Bind + Execute — two round trips, nothing pipelined behind it, and Postgres parses and plans
- * it each time. A named statement is described once per connection; afterwards it costs one Bind +
- * Execute that travels with the statements issued next to it. The set of statement texts is the
- * repositories' query shapes, so the per-connection cache stays bounded.
+ * The postgres-js client as drizzle gets it, tuned for round trips (each costs a socket write and
+ * a wake-up of the Postgres backend):
+ *
+ * - **Named (prepared) statements.** drizzle runs every query as `unsafe(text, params, { prepare:
+ *   false })`, and postgres-js sends such a statement unnamed: Parse + Describe, a wait for the
+ *   parameter types, then Bind + Execute — two round trips, nothing pipelined behind it, and
+ *   Postgres parses and plans it each time. A named statement is described once per connection;
+ *   afterwards it is one Bind + Execute that travels with the statements issued next to it. The
+ *   statement texts are the repositories' query shapes, so the per-connection cache stays bounded.
+ * - **Transactions whose BEGIN travels with their first statements.** postgres-js waits for
+ *   BEGIN's reply before running the transaction's work; here the transaction runs on a reserved
+ *   connection and BEGIN is only handed over first, so it shares a write with what follows.
  *
  * @example
- * const db = drizzle(withPreparedStatements(postgres(url)), { schema });
+ * const db = drizzle(withPreparedStatements(postgres(url)));
  */
 export function withPreparedStatements<T extends Sql>(sql: T): T {
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property === 'unsafe') return preparedUnsafe(target.unsafe);
-      if (property === 'begin') return wrapScope(target.begin as ScopeOpener);
-      if (property === 'savepoint' && typeof (target as { savepoint?: unknown }).savepoint === 'function') {
-        return wrapScope((target as unknown as { savepoint: ScopeOpener }).savepoint);
-      }
+      if (property === 'begin') return (first: unknown, second?: unknown) => begin(target, first, second);
       return Reflect.get(target, property, receiver);
     },
   });
@@ -35,14 +38,56 @@ function preparedUnsafe(unsafe: Unsafe): Unsafe {
   }) as Unsafe;
 }
 
-/** `begin([options,] fn)` / `savepoint([name,] fn)`: hands `fn` the wrapped transaction client. */
-type ScopeOpener = (first: unknown, second?: unknown) => Promise<unknown>;
+/**
+ * `begin([options,] work)` on a reserved connection: BEGIN is handed to the driver before `work`
+ * can issue anything (the driver sends a connection's statements in order), COMMIT when `work`
+ * resolves, ROLLBACK when it throws; the connection goes back to the pool either way.
+ */
+async function begin(pool: Sql, first: unknown, second?: unknown): Promise<unknown> {
+  const [options, work] = typeof first === 'function' ? ['', first as Work] : [String(first), second as Work];
+  const connection = await pool.reserve();
+  try {
+    const begun = connection.unsafe(`begin ${options.replace(/[^a-z ]/gi, '')}`).execute();
+    // Awaited after the work; a failure is then already known and must not go unhandled meanwhile.
+    begun.catch(() => {});
+    let result: unknown;
+    try {
+      result = await work(transactionClient(connection));
+      await begun;
+    } catch (error) {
+      await connection.unsafe('rollback').catch(() => {});
+      throw error;
+    }
+    await connection.unsafe('commit');
+    return result;
+  } finally {
+    connection.release();
+  }
+}
 
-function wrapScope(open: ScopeOpener): ScopeOpener {
-  return (first, second) => {
-    const wrap = (fn: (tx: Sql) => unknown) => (tx: Sql) => fn(withPreparedStatements(tx));
-    return typeof first === 'function'
-      ? open(wrap(first as (tx: Sql) => unknown))
-      : open(first, wrap(second as (tx: Sql) => unknown));
-  };
+/** The reserved connection as a transaction: prepared statements, and savepoints for nested work. */
+function transactionClient(connection: ReservedSql): Sql {
+  let savepoints = 0;
+  const client: Sql = new Proxy(connection as unknown as Sql, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') return preparedUnsafe(target.unsafe);
+      if (property === 'savepoint') {
+        return async (first: unknown, second?: unknown) => {
+          const work = (typeof first === 'function' ? first : second) as Work;
+          const name = `s${++savepoints}`;
+          await target.unsafe(`savepoint ${name}`);
+          try {
+            const result = await work(client);
+            await target.unsafe(`release savepoint ${name}`);
+            return result;
+          } catch (error) {
+            await target.unsafe(`rollback to savepoint ${name}`);
+            throw error;
+          }
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+  return client;
 }

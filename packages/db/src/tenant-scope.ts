@@ -38,11 +38,7 @@ export async function withTenantScope<T>(db: Db, tenantId: string, work: (tx: Tx
   }
   // A system transaction already sees every tenant; the repositories still filter by tenant id.
   if (outer?.kind === 'system') return work(db as Tx);
-  return db.transaction(async (tx) => {
-    await bindScope(tx, 'app.tenant_id', tenantId);
-    scopes.set(tx, { kind: 'tenant', tenantId });
-    return work(tx);
-  });
+  return db.transaction((tx) => scoped(tx, { kind: 'tenant', tenantId }, work));
 }
 
 /**
@@ -61,11 +57,21 @@ export async function withSystemScope<T>(db: Db, reason: string, work: (tx: Tx) 
     throw scopeError(`A transaction scoped to tenant ${outer.tenantId} cannot widen to the system scope (${reason})`);
   }
   if (outer?.kind === 'system') return work(db as Tx);
-  return db.transaction(async (tx) => {
-    await bindScope(tx, 'app.system', 'on');
-    scopes.set(tx, { kind: 'system', reason });
-    return work(tx);
-  });
+  return db.transaction((tx) => scoped(tx, { kind: 'system', reason }, work));
+}
+
+/** Binds a new transaction to `scope`, then runs `work`; a failed binding is the error reported. */
+async function scoped<T>(tx: Tx, scope: Scope, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const binding = await (scope.kind === 'tenant'
+    ? bindScope(tx, 'app.tenant_id', scope.tenantId)
+    : bindScope(tx, 'app.system', 'on'));
+  scopes.set(tx, scope);
+  try {
+    return await work(tx);
+  } catch (error) {
+    // The statements after a failed binding fail only because the transaction is aborted.
+    throw (await binding.failure) ?? error;
+  }
 }
 
 /** The postgres-js transaction client under a drizzle transaction, when the driver is postgres-js. */
@@ -86,16 +92,25 @@ function pipelinedClient(tx: Tx): PipelinedClient | undefined {
  * it is sent without waiting for its reply: the driver writes a transaction's statements in the
  * order they are issued on its one connection, and this one is handed over before `work` can issue
  * any, so it still runs first while the next statement travels in the same round trip (one round
- * trip less per transaction). A failure aborts the transaction, whose statements then fail, and the
- * driver rethrows this error from the transaction. PGlite has no round trips to save: awaited.
+ * trip less per transaction). Its failure aborts the transaction, so what follows fails too;
+ * `failure` resolves to it for the caller to report instead. PGlite has no round trips to save:
+ * awaited there.
  */
-async function bindScope(tx: Tx, setting: 'app.tenant_id' | 'app.system', value: string): Promise<void> {
+async function bindScope(
+  tx: Tx,
+  setting: 'app.tenant_id' | 'app.system',
+  value: string,
+): Promise<{ failure: Promise<unknown> }> {
   const client = pipelinedClient(tx);
   if (!client) {
     await tx.execute(sql`select set_config(${setting}, ${value}, true)`);
-    return;
+    return { failure: Promise.resolve(undefined) };
   }
-  // `execute()` hands the query to the driver now; the driver's transaction records its failure.
+  // `execute()` hands the query to the driver now; its failure is kept for the caller to report.
   const sent = client.unsafe('select set_config($1, $2, true)', [setting, value], { prepare: true }).execute();
-  Promise.resolve(sent).catch(() => {});
+  const failure = Promise.resolve(sent).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  return { failure };
 }
