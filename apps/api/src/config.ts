@@ -4,6 +4,7 @@ import {
   type Env,
   EnvError,
   egressAllowlistFromEnv,
+  envBoolean,
   envEnum,
   envInt,
   envString,
@@ -28,6 +29,8 @@ export interface ApiConfig {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** DATABASE_PREPARED_STATEMENTS (default true): false behind PgBouncer in transaction mode before 1.21. */
+  databasePreparedStatements: boolean;
   redisUrl?: string;
   queuePrefix: string;
   platformAdminToken?: string;
@@ -91,6 +94,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     host: envString(env, 'HOST') ?? '127.0.0.1',
     dataDir: resolve(envString(env, 'DATA_DIR') ?? '.data'),
     ...(databaseUrl ? { databaseUrl } : {}),
+    databasePreparedStatements: envBoolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     ...(redisUrl ? { redisUrl } : {}),
     queuePrefix: envString(env, 'QUEUE_PREFIX') ?? 'agentry',
     ...(token ? { platformAdminToken: token } : {}),

@@ -67,7 +67,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const metrics = processMetrics();
   const database = await openDatabase(
     config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl }
+      ? { kind: 'postgres', url: config.databaseUrl, preparedStatements: config.databasePreparedStatements }
       : { kind: 'pglite', dataDir: join(config.dataDir, 'pg') },
   );
   const bullOptions = config.redisUrl ? { redisUrl: config.redisUrl, prefix: config.queuePrefix } : undefined;

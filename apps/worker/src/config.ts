@@ -3,6 +3,7 @@ import {
   type Env,
   EnvError,
   egressAllowlistFromEnv,
+  envBoolean,
   envEnum,
   envInt,
   envString,
@@ -21,6 +22,8 @@ import {
 
 export interface WorkerConfig {
   databaseUrl: string;
+  /** DATABASE_PREPARED_STATEMENTS (default true): false behind PgBouncer in transaction mode before 1.21. */
+  databasePreparedStatements: boolean;
   redisUrl: string;
   queuePrefix: string;
   concurrency: number;
@@ -63,6 +66,7 @@ export function readWorkerConfig(env: Env): WorkerConfig {
   const mcpStdioServers = mcpStdioServersFromEnv(env);
   return {
     databaseUrl,
+    databasePreparedStatements: envBoolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl,
     queuePrefix: envString(env, 'QUEUE_PREFIX') ?? 'agentry',
     concurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),

@@ -52,7 +52,11 @@ async function main(): Promise<void> {
     ...(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {}),
   });
   const metrics = processMetrics();
-  const database = await openDatabase({ kind: 'postgres', url: config.databaseUrl });
+  const database = await openDatabase({
+    kind: 'postgres',
+    url: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+  });
   const redis = { redisUrl: config.redisUrl, prefix: config.queuePrefix };
   const events = createRedisBus(redis);
   const control = createRedisRunControl(redis);

@@ -7,7 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { withPreparedStatements } from './prepared-statements.ts';
+import { pipelinedPostgres } from './postgres-pipelining.ts';
 import { APP_ROLE, ROW_LEVEL_SECURITY_SQL } from './row-level-security.ts';
 
 /**
@@ -26,7 +26,13 @@ export interface Database {
 }
 
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; maxConnections?: number }
+  | {
+      kind: 'postgres';
+      url: string;
+      maxConnections?: number;
+      /** Named statements (default true); false behind PgBouncer in transaction mode before 1.21. */
+      preparedStatements?: boolean;
+    }
   /** `dataDir` undefined keeps the database in memory (tests). */
   | { kind: 'pglite'; dataDir?: string };
 
@@ -47,16 +53,18 @@ const MIGRATION_LOCK_ID = 727_001;
  * const database = await openDatabase({ kind: 'pglite', dataDir: './.data/pg' });
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.kind === 'postgres' ? openPostgres(options.url, options.maxConnections) : openPglite(options.dataDir);
+  return options.kind === 'postgres'
+    ? openPostgres(options.url, options.maxConnections, options.preparedStatements ?? true)
+    : openPglite(options.dataDir);
 }
 
-async function openPostgres(url: string, maxConnections = 10): Promise<Database> {
+async function openPostgres(url: string, maxConnections = 10, preparedStatements = true): Promise<Database> {
   await migratePostgresLocked(url);
   // `role` as a startup parameter: every pooled connection is the app role from its first query.
   const client = postgres(url, { max: maxConnections, onnotice: () => {}, connection: { role: APP_ROLE } });
   // No relational schema: the repositories use the query builders only, and with a schema drizzle
   // builds a query helper per table for every transaction it opens.
-  const db = drizzlePostgres(withPreparedStatements(client)) as unknown as Db;
+  const db = drizzlePostgres(pipelinedPostgres(client, { preparedStatements })) as unknown as Db;
   return {
     db,
     kind: 'postgres',

@@ -76,7 +76,7 @@ async function scoped<T>(tx: Tx, scope: Scope, work: (tx: Tx) => Promise<T>): Pr
 
 /** The postgres-js transaction client under a drizzle transaction, when the driver is postgres-js. */
 interface PipelinedClient {
-  unsafe(query: string, params: unknown[], options?: { prepare?: boolean }): { execute(): PromiseLike<unknown> };
+  unsafe(query: string, params: unknown[]): { execute(): PromiseLike<unknown> };
   savepoint: unknown;
 }
 
@@ -107,7 +107,7 @@ async function bindScope(
     return { failure: Promise.resolve(undefined) };
   }
   // `execute()` hands the query to the driver now; its failure is kept for the caller to report.
-  const sent = client.unsafe('select set_config($1, $2, true)', [setting, value], { prepare: true }).execute();
+  const sent = client.unsafe('select set_config($1, $2, true)', [setting, value]).execute();
   const failure = Promise.resolve(sent).then(
     () => undefined,
     (error: unknown) => error,

@@ -49,6 +49,15 @@ export function envEnum<T extends string>(env: Env, name: string, allowed: reado
   return value as T;
 }
 
+/** `true`/`false` (also `1`/`0`, `yes`/`no`), or `fallback` when unset. */
+export function envBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = envString(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new EnvError(name, `expected true or false, got "${value}"`);
+}
+
 export function envList(env: Env, name: string): string[] {
   return (envString(env, name) ?? '')
     .split(',')

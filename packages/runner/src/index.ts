@@ -2,6 +2,7 @@ export {
   type Env,
   EnvError,
   egressAllowlistFromEnv,
+  envBoolean,
   envEnum,
   envInt,
   envList,

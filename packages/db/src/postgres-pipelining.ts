@@ -17,14 +17,18 @@ type Work = (tx: Sql) => unknown;
  *   BEGIN's reply before running the transaction's work; here the transaction runs on a reserved
  *   connection and BEGIN is only handed over first, so it shares a write with what follows.
  *
+ * `preparedStatements: false` keeps statements unnamed, for poolers that cannot carry them across
+ * transactions (PgBouncer in transaction mode before 1.21).
+ *
  * @example
- * const db = drizzle(withPreparedStatements(postgres(url)));
+ * const db = drizzle(pipelinedPostgres(postgres(url), { preparedStatements: true }));
  */
-export function withPreparedStatements<T extends Sql>(sql: T): T {
+export function pipelinedPostgres<T extends Sql>(sql: T, options: { preparedStatements: boolean }): T {
+  const unsafe = (target: Sql) => (options.preparedStatements ? preparedUnsafe(target.unsafe) : target.unsafe);
   return new Proxy(sql, {
     get(target, property, receiver) {
-      if (property === 'unsafe') return preparedUnsafe(target.unsafe);
-      if (property === 'begin') return (first: unknown, second?: unknown) => begin(target, first, second);
+      if (property === 'unsafe') return unsafe(target);
+      if (property === 'begin') return (first: unknown, second?: unknown) => begin(target, unsafe, first, second);
       return Reflect.get(target, property, receiver);
     },
   });
@@ -43,7 +47,7 @@ function preparedUnsafe(unsafe: Unsafe): Unsafe {
  * can issue anything (the driver sends a connection's statements in order), COMMIT when `work`
  * resolves, ROLLBACK when it throws; the connection goes back to the pool either way.
  */
-async function begin(pool: Sql, first: unknown, second?: unknown): Promise<unknown> {
+async function begin(pool: Sql, unsafe: (target: Sql) => Unsafe, first: unknown, second?: unknown): Promise<unknown> {
   const [options, work] = typeof first === 'function' ? ['', first as Work] : [String(first), second as Work];
   const connection = await pool.reserve();
   try {
@@ -52,7 +56,7 @@ async function begin(pool: Sql, first: unknown, second?: unknown): Promise<unkno
     begun.catch(() => {});
     let result: unknown;
     try {
-      result = await work(transactionClient(connection));
+      result = await work(transactionClient(connection, unsafe));
       await begun;
     } catch (error) {
       await connection.unsafe('rollback').catch(() => {});
@@ -65,12 +69,12 @@ async function begin(pool: Sql, first: unknown, second?: unknown): Promise<unkno
   }
 }
 
-/** The reserved connection as a transaction: prepared statements, and savepoints for nested work. */
-function transactionClient(connection: ReservedSql): Sql {
+/** The reserved connection as a transaction, with savepoints for nested work. */
+function transactionClient(connection: ReservedSql, unsafe: (target: Sql) => Unsafe): Sql {
   let savepoints = 0;
   const client: Sql = new Proxy(connection as unknown as Sql, {
     get(target, property, receiver) {
-      if (property === 'unsafe') return preparedUnsafe(target.unsafe);
+      if (property === 'unsafe') return unsafe(target);
       if (property === 'savepoint') {
         return async (first: unknown, second?: unknown) => {
           const work = (typeof first === 'function' ? first : second) as Work;

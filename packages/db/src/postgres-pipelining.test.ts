@@ -6,7 +6,7 @@ import { createTenantWithKey, type Database, getTenant, openDatabase, tenants, w
 const postgresAvailable = testDatabaseKinds().includes('postgres');
 
 // PGlite has no protocol round trips to save; its driver is left as it is.
-describe.skipIf(!postgresAvailable)('prepared statements on postgres', () => {
+describe.skipIf(!postgresAvailable)('pipelined statements and transactions on postgres', () => {
   let database: TestDatabase;
   let single: Database;
   let tenantId: string;
@@ -89,6 +89,28 @@ describe.skipIf(!postgresAvailable)('prepared statements on postgres', () => {
       await tx.transaction((inner) => inner.execute(sql`insert into scratch values (${7})`));
     });
     expect(await scratchRows()).toEqual([1, 4, 5, 7]);
+  });
+
+  it('keeps statements unnamed when prepared statements are off (PgBouncer in transaction mode)', async () => {
+    const unnamed = await openDatabase({
+      kind: 'postgres',
+      url: database.url!,
+      maxConnections: 1,
+      preparedStatements: false,
+    });
+    try {
+      const tenant = await withTenantScope(unnamed.db, tenantId, (tx) => getTenant(tx, tenantId));
+      expect(tenant?.name).toBe('P');
+      const rows = (await unnamed.db.execute(
+        sql`select count(*)::int as n, string_agg(statement, $$ | $$) as s from pg_prepared_statements where statement not like $$%pg_catalog.pg_type%$$`,
+      )) as unknown as Array<{
+        n: number;
+      }>;
+      // The driver's own lookup of array types at connect time is prepared whatever the setting.
+      expect(rows[0]).toEqual({ n: 0, s: null });
+    } finally {
+      await unnamed.close();
+    }
   });
 
   it('reuses a prepared statement: running a query again prepares nothing new', async () => {
