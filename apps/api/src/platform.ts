@@ -80,7 +80,10 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const secretKeys = config.secretKeys ?? (config.mode === 'embedded' ? embeddedSecretKeys(config.dataDir) : undefined);
   const secretBox = secretKeys ? createSecretBox(secretKeys) : undefined;
   const egress = createEgressPolicy({ allowlist: config.egressAllowlist });
-  const limiterRedis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
+  // Auto-pipelined: the per-tenant and per-key counters of a request go out in one write.
+  const limiterRedis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, enableAutoPipelining: true })
+    : undefined;
   limiterRedis?.on('error', () => {});
   const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
   const untrackQueue = metrics.trackQueue(queue);
