@@ -4,15 +4,15 @@ import {
   activeRuns,
   checkpointRun,
   claimRun,
+  claimRunWithStart,
   type Db,
   FINAL_RUN_STATUSES,
   finishRunFenced,
-  getRun,
-  getTenant,
+  getRunWithTurn,
   heartbeatRun,
-  listMessages,
   markRunWaiting,
   type Run,
+  readRunStart,
   touchDeferredRun,
   withTenantScope,
   writePendingInput,
@@ -29,7 +29,7 @@ import type { ModelProviderSettings } from './model-settings.ts';
 import { unansweredInput } from './pending-input.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
 import { type RunOutcome, runOutcome } from './run-outcome.ts';
-import { contextWindowFor, setUpRun } from './run-setup.ts';
+import { contextWindowFor, gatherRunStart, type RunStart, setUpRun } from './run-setup.ts';
 import { createRunTools, type RunTools } from './run-tools.ts';
 
 export interface RunExecutorDeps {
@@ -119,23 +119,20 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   async function processJob(job: Job): Promise<void> {
     if (stopping) throw new Requeue(0, 'worker shutting down');
     // The job names the run's tenant (the queue is trusted); a wrong one finds no run (row security).
-    // Both reads share one tenant-scoped transaction (one BEGIN/COMMIT instead of two).
-    const found = await withTenantScope(deps.db, job.data.tenantId, async (tx) => {
-      const run = await getRun(tx, job.data.tenantId, job.data.runId);
-      if (!run || FINAL_RUN_STATUSES.includes(run.status)) return undefined;
-      // One active run per conversation, oldest first: a later message waits for the earlier run.
-      const [first] = await activeRuns(tx, run.tenantId, run.conversationId);
-      return { run, first };
-    });
-    if (!found) return;
-    const { run, first } = found;
-    if (first && first.id !== run.id) await defer(run, 500, 'an earlier run of this conversation is still active');
+    // The run and its conversation's oldest active run in one statement.
+    const found = await getRunWithTurn(deps.db, { id: job.data.runId, tenantId: job.data.tenantId });
+    if (!found || FINAL_RUN_STATUSES.includes(found.run.status)) return;
+    const { run, oldestActiveRunId } = found;
+    // One active run per conversation, oldest first: a later message waits for the earlier run.
+    if (oldestActiveRunId && oldestActiveRunId !== run.id) {
+      await defer(run, 500, 'an earlier run of this conversation is still active');
+    }
     if (deps.slots && !(await deps.slots.acquire(run.tenantId, run.id))) {
       await defer(run, 250, 'tenant at its concurrency cap');
     }
     deferredAt.delete(run.id);
     try {
-      await attempt(job);
+      await attempt(job, run);
     } finally {
       await deps.slots?.release(run.tenantId, run.id);
     }
@@ -156,9 +153,39 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     throw new Requeue(delayMs, reason);
   }
 
-  async function attempt(job: Job): Promise<void> {
-    const run = await claimRun(deps.db, { id: job.data.runId, tenantId: job.data.tenantId });
-    if (!run) return; // finished already, or deleted
+  /**
+   * Claims the run and, in the same transaction, reads and compiles what it starts from (one round
+   * trip for the claim and the reads on Postgres, one more for secrets when the agent needs some).
+   * A run to be cancelled gets the claim alone; one with a deferred message writes it (fenced by
+   * this claim) before the transcript is read. Nothing here throws for a bad config or secret: the
+   * claim commits, and `setUpRun` throws later, for the failure to be written with its fence (a
+   * database error rolls the claim back with the reads, and the job is retried as for a failed
+   * claim). Undefined when the run is gone or already finished.
+   */
+  async function claimWithStart(seen: Run): Promise<{ run: Run; start?: RunStart } | undefined> {
+    return withTenantScope(deps.db, seen.tenantId, async (tx) => {
+      // What the worker saw before deferring decides whether to read along with the claim; the
+      // claimed row has the last word (a cancel requested since then drops the reads).
+      const claimed =
+        !seen.cancelRequestedAt && !seen.pendingInput
+          ? await claimRunWithStart(tx, seen)
+          : await claimRun(tx, seen).then((run) => run && { run, start: undefined });
+      if (!claimed) return undefined;
+      const { run } = claimed;
+      if (run.cancelRequestedAt) return { run };
+      let rows = claimed.start;
+      if (run.pendingInput || !rows) {
+        // The deferred message goes into the transcript first; the reads travel right behind it.
+        [, rows] = await Promise.all([writePendingInput(tx, run, run.fence), readRunStart(tx, run)]);
+      }
+      return { run, start: await gatherRunStart(tx, run, rows, deps.secretBox) };
+    });
+  }
+
+  async function attempt(job: Job, seen: Run): Promise<void> {
+    const claimed = await claimWithStart(seen);
+    if (!claimed) return; // finished already, or deleted
+    const { run, start } = claimed;
     telemetry?.attemptStarted(run);
     const fence = run.fence;
     const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt, fence };
@@ -172,13 +199,12 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     }, deps.heartbeatMs ?? 10_000);
     beat.unref();
     try {
-      if (run.cancelRequestedAt) {
+      if (run.cancelRequestedAt || !start) {
         await finish(run, fence, { status: 'cancelled' });
         return;
       }
       await publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
-      await writePendingInput(deps.db, run, fence);
-      const result = await runLoop(run, fence, controller);
+      const result = await runLoop(run, fence, controller, start);
       const reason = controller.signal.reason as StopReason | undefined;
       if (result.status === 'cancelled' && reason === 'shutdown') throw new Requeue(0, 'worker shutting down');
       if (result.status === 'cancelled' && reason === 'stale') return;
@@ -213,19 +239,16 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     }
   }
 
-  async function runLoop(run: Run, fence: number, controller: AbortController): Promise<AgentRunResult> {
-    // Everything the run starts from is read in one tenant-scoped transaction (the tenant, the
-    // agent version, the conversation, its secrets and its transcript), not one per read.
-    const { egress, setup, stored } = await withTenantScope(deps.db, run.tenantId, async (tx) => {
-      const [tenant, stored] = await Promise.all([
-        getTenant(tx, run.tenantId),
-        listMessages(tx, run.tenantId, run.conversationId),
-      ]);
-      // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
-      const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
-      const setup = await setUpRun(tx, run, deps.models, deps.fetch, deps.secretBox, egress);
-      return { egress, setup, stored };
-    });
+  async function runLoop(
+    run: Run,
+    fence: number,
+    controller: AbortController,
+    start: RunStart,
+  ): Promise<AgentRunResult> {
+    const { tenant, messages: stored } = start.rows;
+    // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
+    const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
+    const setup = setUpRun(start, run, deps.models, deps.fetch, deps.secretBox, egress);
     const history: Message[] = stored.map((m) => ({ role: m.role, content: m.content }));
     const { agent } = setup;
     // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.

@@ -1,12 +1,13 @@
 import { withToolProtocol } from '@agentry/agent';
 import {
+  type AgentConfig,
   type CompiledAgent,
   compileAgent,
   loadAgentConfig,
   modelVisibleContext,
   type ToolContext,
 } from '@agentry/config';
-import { type Conversation, type Db, getAgentVersion, getConversation, type Run } from '@agentry/db';
+import { type Conversation, type Db, getSealedSecrets, type Run, type RunStartRows } from '@agentry/db';
 import { AppError } from '@agentry/errors';
 import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
@@ -14,7 +15,7 @@ import type { SecretBox } from '@agentry/secrets';
 import { createModel, type ModelProviderSettings, resolveModel } from './model-settings.ts';
 import { idempotencyKeyFor } from './recording-executor.ts';
 import { systemContext } from './system-context.ts';
-import { openSecrets } from './tenant-secrets.ts';
+import { openSealedSecrets, type SealedSecret } from './tenant-secrets.ts';
 
 export interface RunSetup {
   agent: CompiledAgent;
@@ -34,21 +35,62 @@ export function contextWindowFor(provider: keyof typeof CONTEXT_WINDOW): number 
   return CONTEXT_WINDOW[provider];
 }
 
-/** Loads what a run needs: its pinned agent version compiled, the conversation, model and tools. */
-export async function setUpRun(
+/**
+ * What a run's setup is made from, gathered in the transaction that claims the run: the rows, the
+ * compiled agent (or why it could not be compiled) and the sealed secrets it needs. Gathering
+ * never throws for a bad config or a missing secret, so the claim still commits and `setUpRun`'s
+ * error is written with the claim's fence.
+ */
+export interface RunStart {
+  rows: RunStartRows;
+  compiled: { config: AgentConfig; agent: CompiledAgent } | { error: unknown } | undefined;
+  sealed: SealedSecret[];
+}
+
+/**
+ * Compiles the run's agent version and reads the sealed secrets it needs, in `db` (the claim's
+ * transaction). A config that does not compile is kept as its error, for `setUpRun` to throw.
+ *
+ * @example
+ * const start = await gatherRunStart(tx, run, (await claimRunWithStart(tx, run))!.start, secretBox);
+ */
+export async function gatherRunStart(
   db: Db,
+  run: Pick<Run, 'tenantId'>,
+  rows: RunStartRows,
+  secretBox: SecretBox | undefined,
+): Promise<RunStart> {
+  if (!rows.version || !rows.conversation) return { rows, compiled: undefined, sealed: [] };
+  let compiled: RunStart['compiled'];
+  try {
+    const { config, hash } = loadAgentConfig(rows.version.config);
+    compiled = { config, agent: compileAgent(config, hash) };
+  } catch (error) {
+    return { rows, compiled: { error }, sealed: [] };
+  }
+  // Without a box the secrets cannot be opened: `setUpRun` says so, nothing to read.
+  const names = compiled.agent.requiredSecrets;
+  const sealed = secretBox && names.length > 0 ? await getSealedSecrets(db, run.tenantId, names) : [];
+  return { rows, compiled, sealed };
+}
+
+/**
+ * Builds what a run needs from its start: the compiled agent, the conversation, model and tools.
+ * Throws when it cannot run (agent version or conversation gone, config, secrets, model).
+ *
+ * @example
+ * const setup = setUpRun(start, run, models, fetch, secretBox, egress);
+ */
+export function setUpRun(
+  start: RunStart,
   run: Run,
   models: ModelProviderSettings,
   fetchImpl: typeof fetch | undefined,
   secretBox: SecretBox | undefined,
   egress: EgressPolicy | undefined,
-): Promise<RunSetup & { provider: keyof typeof CONTEXT_WINDOW }> {
-  // Both reads at once (one round trip when `db` is a transaction: its queries are pipelined).
-  const [version, conversation] = await Promise.all([
-    getAgentVersion(db, run.tenantId, run.agentId, run.agentVersion),
-    getConversation(db, run.tenantId, run.conversationId),
-  ]);
-  if (!version || !conversation) {
+): RunSetup & { provider: keyof typeof CONTEXT_WINDOW } {
+  const { version, conversation } = start.rows;
+  if (!version || !conversation || !start.compiled) {
     throw new AppError({
       code: 'run_target_missing',
       message: 'The run’s agent version or conversation no longer exists',
@@ -56,9 +98,9 @@ export async function setUpRun(
       retryable: false,
     });
   }
-  const { config, hash } = loadAgentConfig(version.config);
-  const agent = compileAgent(config, hash);
-  const secrets = await openSecrets(db, secretBox, run.tenantId, agent.requiredSecrets);
+  if ('error' in start.compiled) throw start.compiled.error;
+  const { config, agent } = start.compiled;
+  const secrets = openSealedSecrets(secretBox, run.tenantId, agent.requiredSecrets, start.sealed);
   const apiKey = agent.model.apiKeySecret ? secrets[agent.model.apiKeySecret] : undefined;
   const resolved = resolveModel({ ...agent.model, ...(apiKey ? { apiKey } : {}) }, models);
   const base = createModel(resolved, models);

@@ -22,7 +22,23 @@ export async function openSecrets(
 ): Promise<Record<string, string>> {
   if (names.length === 0) return {};
   if (!box) throw secretsNotConfigured();
-  const rows = await getSealedSecrets(db, tenantId, names);
+  return openSealedSecrets(box, tenantId, names, await getSealedSecrets(db, tenantId, names));
+}
+
+/**
+ * `openSecrets` over rows already read (`getSealedSecrets`), with the same errors.
+ *
+ * @example
+ * const values = openSealedSecrets(box, tenantId, agent.requiredSecrets, await getSealedSecrets(db, tenantId, names));
+ */
+export function openSealedSecrets(
+  box: SecretBox | undefined,
+  tenantId: string,
+  names: string[],
+  rows: SealedSecret[],
+): Record<string, string> {
+  if (names.length === 0) return {};
+  if (!box) throw secretsNotConfigured();
   const missing = names.filter((n) => !rows.some((r) => r.name === n));
   if (missing.length > 0) {
     throw new AppError({
@@ -36,6 +52,9 @@ export async function openSecrets(
   }
   return Object.fromEntries(rows.map((r) => [r.name, box.open(r, secretContext(tenantId, r.name))]));
 }
+
+/** A sealed secret as `getSealedSecrets` reads it. */
+export type SealedSecret = Awaited<ReturnType<typeof getSealedSecrets>>[number];
 
 export function secretsNotConfigured(): AppError {
   return new AppError({

@@ -7,6 +7,7 @@ import { agents, agentVersions, conversations, messages, runs } from '../schema.
 import { type Tx, withTenantScope } from '../tenant-scope.ts';
 import type { AgentVersion } from './agents.ts';
 import { type ConversationFilters, conversationFilterSql } from './conversation-filters.ts';
+import { seqAfterLast } from './message-seq.ts';
 import { activeRuns } from './run-attempts.ts';
 
 export {
@@ -124,7 +125,14 @@ export type BusyPolicy = 'reject' | 'enqueue' | 'interrupt';
  * conversation row is locked). With no active run the message joins the transcript at once;
  * otherwise `policy` decides: `reject` throws 409 `conversation_busy`, `enqueue` keeps the message
  * on the run until it starts, `interrupt` does the same and marks the active runs for cancellation
- * (returned, so the caller can signal their workers).
+ * (returned, so the caller can signal their workers). Throws 404 `conversation_not_found` when the
+ * conversation is not the tenant's (or was just deleted).
+ *
+ * Four statements in two round trips on Postgres: the lock with the active runs, then the writes.
+ *
+ * @example
+ * const { run, interrupted } = await createRunForMessage(db, { tenantId, conversationId, agentId,
+ *   agentVersion: 1, traceId, message: { role: 'user', content }, policy: 'enqueue' });
  */
 export async function createRunForMessage(
   db: Db,
@@ -138,52 +146,75 @@ export async function createRunForMessage(
     policy: BusyPolicy;
   },
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
-  return withTenantScope(db, input.tenantId, async (tx) => {
-    await tx
-      .select({ id: conversations.id })
-      .from(conversations)
-      .where(eq(conversations.id, input.conversationId))
-      .for('update');
-    const active = await activeRuns(tx, input.tenantId, input.conversationId);
+  const { tenantId, conversationId } = input;
+  return withTenantScope(db, tenantId, async (tx) => {
+    // The lock that serialises a conversation's messages, and the `updated_at` write in one
+    // statement (`now()` is the transaction's start either way). The active runs are read by the
+    // next statement, sent with it and run after it: a fresh snapshot taken once the lock is held,
+    // so it sees the run of any transaction that held the lock before.
+    const locked = tx
+      .update(conversations)
+      .set({ updatedAt: sql`now()` })
+      .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)))
+      .returning({ id: conversations.id })
+      .execute();
+    const [[conversation], active] = await Promise.all([locked, activeRuns(tx, tenantId, conversationId)]);
+    if (!conversation) throw errors.notFound('conversation', conversationId);
     if (active.length > 0 && input.policy === 'reject') {
       throw errors.conflict(
         'conversation_busy',
         'This conversation is still answering the previous message; try again when it is done',
       );
     }
+    const interrupted = input.policy === 'interrupt' ? active : [];
     const runId = newId();
-    const [message] =
-      active.length === 0
-        ? await insertMessages(tx, { tenantId: input.tenantId, conversationId: input.conversationId, runId }, [
-            input.message,
-          ])
-        : [];
-    const [run] = await tx
-      .insert(runs)
-      .values({
-        id: runId,
-        tenantId: input.tenantId,
-        conversationId: input.conversationId,
-        agentId: input.agentId,
-        agentVersion: input.agentVersion,
-        traceId: input.traceId,
-        inputMessageId: message?.id ?? null,
-        pendingInput: message ? null : input.message.content,
-      })
-      .returning();
-    if (input.policy === 'interrupt' && active.length > 0) {
-      await tx
-        .update(runs)
-        .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
-        .where(
-          inArray(
-            runs.id,
-            active.map((r) => r.id),
-          ),
-        );
-    }
-    await tx.update(conversations).set({ updatedAt: sql`now()` }).where(eq(conversations.id, input.conversationId));
-    return { run: run!, ...(message ? { message } : {}), interrupted: input.policy === 'interrupt' ? active : [] };
+    // The message's id is made here, so the run can point at it without waiting for the insert.
+    const messageId = active.length === 0 ? newId() : undefined;
+    const [stored, [run]] = await Promise.all([
+      messageId
+        ? tx
+            .insert(messages)
+            .values({
+              id: messageId,
+              tenantId,
+              conversationId,
+              runId,
+              seq: seqAfterLast(conversationId, 1),
+              role: input.message.role,
+              content: input.message.content,
+            })
+            .returning()
+            .execute()
+        : [],
+      tx
+        .insert(runs)
+        .values({
+          id: runId,
+          tenantId,
+          conversationId,
+          agentId: input.agentId,
+          agentVersion: input.agentVersion,
+          traceId: input.traceId,
+          inputMessageId: messageId ?? null,
+          pendingInput: messageId ? null : input.message.content,
+        })
+        .returning()
+        .execute(),
+      interrupted.length > 0
+        ? tx
+            .update(runs)
+            .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
+            .where(
+              inArray(
+                runs.id,
+                interrupted.map((r) => r.id),
+              ),
+            )
+            .execute()
+        : undefined,
+    ]);
+    const message = stored[0];
+    return { run: run!, ...(message ? { message } : {}), interrupted };
   });
 }
 

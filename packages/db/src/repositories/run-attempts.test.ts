@@ -1,6 +1,19 @@
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkpointRun, listMessages } from '../index.ts';
+import {
+  checkpointRun,
+  claimRun,
+  claimRunWithStart,
+  createConversation,
+  createRunForMessage,
+  finishRunFenced,
+  getRun,
+  getRunWithTurn,
+  listMessages,
+  type Run,
+  readRunStart,
+  writePendingInput,
+} from '../index.ts';
 import { tenantWithAgent } from '../testing/run-fixtures.ts';
 
 describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
@@ -41,5 +54,84 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
       checkpointRun(database.db, run, run.fence - 1, [{ role: 'assistant', content: text('late') }]),
     ).rejects.toMatchObject({ code: 'stale_attempt' });
     expect(await listMessages(database.db, run.tenantId, run.conversationId)).toHaveLength(1);
+  });
+
+  /** A tenant's agent, a conversation with a claimed run (its user message written) and a second run kept behind it. */
+  async function runBehindAnother() {
+    const { tenant, agent } = await tenantWithAgent(database.db);
+    const conversation = await createConversation(database.db, {
+      tenantId: tenant.id,
+      agentId: agent.id,
+      agentVersion: null,
+      context: {},
+    });
+    const send = async (message: string) =>
+      (
+        await createRunForMessage(database.db, {
+          policy: 'enqueue',
+          tenantId: tenant.id,
+          conversationId: conversation.id,
+          agentId: agent.id,
+          agentVersion: 1,
+          traceId: 'trace',
+          message: { role: 'user', content: text(message) },
+        })
+      ).run;
+    const earlier = (await claimRun(database.db, await send('first')))!;
+    const later = await send('second');
+    return { tenant, conversation, earlier, later };
+  }
+
+  it('reads a run with its conversation’s oldest active run in one statement', async () => {
+    const { tenant, earlier, later } = await runBehindAnother();
+    const ref = (run: Run) => ({ id: run.id, tenantId: tenant.id });
+    expect(await getRunWithTurn(database.db, ref(later))).toMatchObject({
+      run: { id: later.id, status: 'queued' },
+      oldestActiveRunId: earlier.id,
+    });
+    expect((await getRunWithTurn(database.db, ref(earlier)))?.oldestActiveRunId).toBe(earlier.id);
+    await finishRunFenced(database.db, earlier, earlier.fence, { status: 'completed' });
+    expect((await getRunWithTurn(database.db, ref(later)))?.oldestActiveRunId).toBe(later.id);
+    const finished = await getRunWithTurn(database.db, ref(earlier));
+    expect([finished?.run.status, finished?.oldestActiveRunId]).toEqual(['completed', later.id]);
+    // Another tenant's run is not found, whatever id it is given.
+    const other = await tenantWithAgent(database.db);
+    expect(await getRunWithTurn(database.db, { id: later.id, tenantId: other.tenant.id })).toBeUndefined();
+  });
+
+  it('claims a run and reads what it starts from together', async () => {
+    const { tenant, conversation, earlier } = await runBehindAnother();
+    const second = await (await tenantWithAgent(database.db)).startRun();
+    // Claimed again (as a new attempt would): the next fence, and the rows of its start.
+    const claimed = await claimRunWithStart(database.db, earlier);
+    expect(claimed?.run).toMatchObject({ id: earlier.id, status: 'running', fence: earlier.fence + 1 });
+    expect(claimed?.start.tenant?.id).toBe(tenant.id);
+    expect(claimed?.start.conversation?.id).toBe(conversation.id);
+    expect(claimed?.start.version).toMatchObject({ agentId: earlier.agentId, version: 1 });
+    expect(claimed?.start.messages.map((m) => [m.seq, m.role, m.content])).toEqual([[1, 'user', text('first')]]);
+    expect(await readRunStart(database.db, earlier)).toEqual(claimed?.start);
+    // A finished run is not claimed (its reads are dropped), and another tenant's run not seen.
+    await finishRunFenced(database.db, earlier, claimed!.run.fence, { status: 'completed' });
+    expect(await claimRunWithStart(database.db, earlier)).toBeUndefined();
+    expect(await claimRunWithStart(database.db, { ...second, tenantId: tenant.id })).toBeUndefined();
+    expect((await getRun(database.db, second.tenantId, second.id))?.fence).toBe(second.fence);
+  });
+
+  it('writes a kept message after the transcript, fenced, and points the run at it', async () => {
+    const { tenant, conversation, earlier, later } = await runBehindAnother();
+    await finishRunFenced(database.db, earlier, earlier.fence, { status: 'completed' });
+    const claimed = (await claimRun(database.db, later))!;
+    await expect(writePendingInput(database.db, claimed, claimed.fence - 1)).rejects.toMatchObject({
+      code: 'stale_attempt',
+    });
+    expect(await listMessages(database.db, tenant.id, conversation.id)).toHaveLength(1);
+    await writePendingInput(database.db, claimed, claimed.fence);
+    const transcript = await listMessages(database.db, tenant.id, conversation.id);
+    expect(transcript.map((m) => [m.seq, m.role, m.runId, m.content])).toEqual([
+      [1, 'user', earlier.id, text('first')],
+      [2, 'user', later.id, text('second')],
+    ]);
+    const stored = await getRun(database.db, tenant.id, later.id);
+    expect([stored?.pendingInput, stored?.inputMessageId]).toEqual([null, transcript[1]!.id]);
   });
 });

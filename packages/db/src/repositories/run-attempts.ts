@@ -1,11 +1,15 @@
 import { AppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
-import { agentVersions, messages, type RunStatus, runs, toolCalls } from '../schema.ts';
+import { agentVersions, conversations, messages, type RunStatus, runs, tenants, toolCalls } from '../schema.ts';
 import { type Tx, withSystemScope, withTenantScope } from '../tenant-scope.ts';
-import type { Run } from './conversations.ts';
+import type { AgentVersion } from './agents.ts';
+import type { Conversation, Run, StoredMessage } from './conversations.ts';
+import { seqAfterLast } from './message-seq.ts';
+import type { Tenant } from './tenants.ts';
 import { recordRunWebhooks } from './webhook-deliveries.ts';
 
 export type ToolCallRecord = typeof toolCalls.$inferSelect;
@@ -30,19 +34,133 @@ const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
  * run is gone or already finished.
  */
 export async function claimRun(db: Db, ref: RunRef): Promise<Run | undefined> {
-  const [run] = await withTenantScope(db, ref.tenantId, (tx) =>
-    tx
-      .update(runs)
-      .set({
-        fence: sql`${runs.fence} + 1`,
-        status: 'running',
-        startedAt: sql`coalesce(${runs.startedAt}, now())`,
-        heartbeatAt: sql`now()`,
-      })
-      .where(and(eq(runs.id, ref.id), inArray(runs.status, ACTIVE)))
-      .returning(),
-  );
+  const [run] = await withTenantScope(db, ref.tenantId, (tx) => claimStatement(tx, ref));
   return run;
+}
+
+/** The claim, handed to the driver at once (`execute()`), so statements issued after it run after it. */
+function claimStatement(tx: Tx, ref: RunRef): Promise<Run[]> {
+  return tx
+    .update(runs)
+    .set({
+      fence: sql`${runs.fence} + 1`,
+      status: 'running',
+      startedAt: sql`coalesce(${runs.startedAt}, now())`,
+      heartbeatAt: sql`now()`,
+    })
+    .where(and(eq(runs.id, ref.id), eq(runs.tenantId, ref.tenantId), inArray(runs.status, ACTIVE)))
+    .returning()
+    .execute();
+}
+
+/** The run fields an attempt's start reads by: fixed when the run is created. */
+export type RunStartRef = Pick<Run, 'id' | 'tenantId' | 'conversationId' | 'agentId' | 'agentVersion'>;
+
+/** The rows an attempt starts from. */
+export interface RunStartRows {
+  tenant: Tenant | undefined;
+  /** The conversation's transcript, in order. */
+  messages: StoredMessage[];
+  /** The run's agent version; undefined when it is gone. */
+  version: AgentVersion | undefined;
+  conversation: Conversation | undefined;
+}
+
+/**
+ * Reads what an attempt starts from: the tenant, the transcript, the agent version and the
+ * conversation. The four selects are handed to the driver at once and in this order, so in a
+ * transaction they travel in one round trip behind whatever was issued before them (and run after it).
+ *
+ * @example
+ * const { messages, version } = await readRunStart(db, run);
+ */
+export function readRunStart(db: Db, run: RunStartRef): Promise<RunStartRows> {
+  return withTenantScope(db, run.tenantId, async (tx) => {
+    const tenant = tx.select().from(tenants).where(eq(tenants.id, run.tenantId)).execute();
+    const transcript = tx
+      .select()
+      .from(messages)
+      .where(and(eq(messages.conversationId, run.conversationId), eq(messages.tenantId, run.tenantId)))
+      .orderBy(asc(messages.seq))
+      .execute();
+    const version = tx
+      .select()
+      .from(agentVersions)
+      .where(
+        and(
+          eq(agentVersions.agentId, run.agentId),
+          eq(agentVersions.tenantId, run.tenantId),
+          eq(agentVersions.version, run.agentVersion),
+        ),
+      )
+      .execute();
+    const conversation = tx
+      .select()
+      .from(conversations)
+      .where(and(eq(conversations.id, run.conversationId), eq(conversations.tenantId, run.tenantId)))
+      .execute();
+    const [[t], list, [v], [c]] = await Promise.all([tenant, transcript, version, conversation]);
+    return { tenant: t, messages: list, version: v, conversation: c };
+  });
+}
+
+/**
+ * Claims the run (as `claimRun`) and reads what the attempt starts from (`readRunStart`) in one
+ * transaction and one round trip: the reads are sent behind the claim and run after it, so the
+ * transcript holds every checkpoint of an earlier attempt that committed before the claim, and no
+ * earlier attempt can write after it (its fence is stale; one waiting on the run row finds so).
+ * Undefined when the run is gone or already finished (the reads are then dropped).
+ *
+ * @example
+ * const claimed = await claimRunWithStart(db, run);
+ * if (claimed) history = claimed.start.messages;
+ */
+export async function claimRunWithStart(
+  db: Db,
+  ref: RunStartRef,
+): Promise<{ run: Run; start: RunStartRows } | undefined> {
+  return withTenantScope(db, ref.tenantId, async (tx) => {
+    const claimed = claimStatement(tx, ref);
+    const start = readRunStart(tx, ref);
+    const [[run], rows] = await Promise.all([claimed, start]);
+    return run ? { run, start: rows } : undefined;
+  });
+}
+
+/**
+ * A run with the id of its conversation's oldest active run (a conversation's runs go one at a
+ * time, oldest first), in one statement: the worker looks at both before it claims the run.
+ * Undefined when the run is not the tenant's (or gone); `oldestActiveRunId` is null when no run of
+ * the conversation is active.
+ *
+ * @example
+ * const found = await getRunWithTurn(db, { id: runId, tenantId });
+ * if (found?.oldestActiveRunId && found.oldestActiveRunId !== found.run.id) defer(); // an earlier run goes first
+ */
+export async function getRunWithTurn(
+  db: Db,
+  ref: RunRef,
+): Promise<{ run: Run; oldestActiveRunId: string | null } | undefined> {
+  const [row] = await withTenantScope(db, ref.tenantId, (tx) => {
+    const earlier = alias(runs, 'earlier');
+    const oldest = tx
+      .select({ id: earlier.id })
+      .from(earlier)
+      .where(
+        and(
+          eq(earlier.conversationId, runs.conversationId),
+          eq(earlier.tenantId, runs.tenantId),
+          inArray(earlier.status, ACTIVE),
+        ),
+      )
+      .orderBy(asc(earlier.createdAt), asc(earlier.id))
+      .limit(1);
+    return tx
+      .select({ run: runs, oldestActiveRunId: sql<string | null>`(${oldest})` })
+      .from(runs)
+      .where(and(eq(runs.id, ref.id), eq(runs.tenantId, ref.tenantId)));
+  });
+  return row;
 }
 
 /**
@@ -63,14 +181,6 @@ function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> 
     });
 }
 
-async function nextSeq(tx: Tx, conversationId: string): Promise<number> {
-  const [last] = await tx
-    .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0)` })
-    .from(messages)
-    .where(eq(messages.conversationId, conversationId));
-  return Number(last?.seq ?? 0) + 1;
-}
-
 /**
  * A checkpoint: appends messages and updates the run in one transaction, only while `fence` is
  * current.
@@ -85,8 +195,7 @@ export async function checkpointRun(
   await withTenantScope(db, run.tenantId, async (tx) => {
     const fenced = assertFence(tx, run.id, fence, update);
     if (list.length === 0) return fenced;
-    // The next seq is read by the insert itself (one statement, one round trip less); every row of
-    // a multi-row insert sees the same max, so the rows get max+1, max+2, …
+    // The next seq is read by the insert itself (one statement, one round trip less).
     const inserted = tx
       .insert(messages)
       .values(
@@ -95,7 +204,7 @@ export async function checkpointRun(
           tenantId: run.tenantId,
           conversationId: run.conversationId,
           runId: run.id,
-          seq: sql`(select coalesce(max(${messages.seq}), 0) + ${i + 1} from ${messages} where ${messages.conversationId} = ${run.conversationId})`,
+          seq: seqAfterLast(run.conversationId, i + 1),
           role: m.role,
           content: m.content,
         })),
@@ -227,36 +336,45 @@ export async function finishRunUnfenced(
   return rows.length > 0;
 }
 
-/** Writes a waiting run's deferred user message into the transcript (first attempt only). */
+/**
+ * Writes a waiting run's deferred user message into the transcript (first attempt only): the
+ * fenced run update (which also clears the input and points at the message) and the insert go out
+ * together, in one round trip; a stale fence rolls both back.
+ */
 export async function writePendingInput(db: Db, run: Run, fence: number): Promise<void> {
-  if (!run.pendingInput) return;
+  const content = run.pendingInput;
+  if (!content) return;
   await withTenantScope(db, run.tenantId, async (tx) => {
-    await assertFence(tx, run.id, fence, { pendingInput: null });
-    const seq = await nextSeq(tx, run.conversationId);
-    const [message] = await tx
+    const id = newId();
+    const fenced = assertFence(tx, run.id, fence, { pendingInput: null, inputMessageId: id });
+    const inserted = tx
       .insert(messages)
       .values({
-        id: newId(),
+        id,
         tenantId: run.tenantId,
         conversationId: run.conversationId,
         runId: run.id,
-        seq,
+        seq: seqAfterLast(run.conversationId, 1),
         role: 'user',
-        content: run.pendingInput!,
+        content,
       })
-      .returning({ id: messages.id });
-    await tx.update(runs).set({ inputMessageId: message!.id }).where(eq(runs.id, run.id));
+      .execute();
+    await Promise.all([fenced, inserted]);
   });
 }
 
-/** The conversation's active runs, oldest first. */
+/**
+ * The conversation's active runs, oldest first. Handed to the driver at once, so in a transaction
+ * it runs after the statements issued before it (and travels with them on Postgres).
+ */
 export async function activeRuns(db: Db, tenantId: string, conversationId: string): Promise<Run[]> {
   return withTenantScope(db, tenantId, (tx) =>
     tx
       .select()
       .from(runs)
       .where(and(eq(runs.conversationId, conversationId), eq(runs.tenantId, tenantId), inArray(runs.status, ACTIVE)))
-      .orderBy(asc(runs.createdAt), asc(runs.id)),
+      .orderBy(asc(runs.createdAt), asc(runs.id))
+      .execute(),
   );
 }
 

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import {
+  claimRun,
+  createAgent,
+  createConversation,
+  createRunForMessage,
+  createTenantWithKey,
+  type Db,
+  finishRunFenced,
+  getRun,
+  listMessages,
+  putSecret,
+  requestCancel,
+} from '@agentry/db';
+import { createMemoryBus, type RunEvent } from '@agentry/run-events';
+import { createSecretBox } from '@agentry/secrets';
+import {
+  createTestDatabase,
+  type FakeLlmServer,
+  startFakeLlm,
+  type TestDatabase,
+  testDatabaseKinds,
+} from '@agentry/testkit';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createRunProcessor, type RunExecutorDeps } from './execute-run.ts';
+import { secretContext } from './tenant-secrets.ts';
+
+const box = createSecretBox({ keys: { k1: randomBytes(32) }, currentKeyId: 'k1' });
+const text = (t: string) => [{ type: 'text' as const, text: t }];
+
+describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
+  let database: TestDatabase;
+  let db: Db;
+  let fake: FakeLlmServer;
+  let tenantId: string;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    db = database.db;
+    fake = await startFakeLlm();
+    tenantId = (await createTenantWithKey(db, { name: 'R', key: { prefix: 'sk_r', hash: `hash-r-${kind}` } })).tenant
+      .id;
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await database?.destroy();
+  });
+  beforeEach(() => fake.reset());
+
+  /** A new agent (`config` over a minimal one) and a conversation with it. */
+  async function conversationWith(config: Record<string, unknown> = {}) {
+    const { agent } = await createAgent(db, {
+      tenantId,
+      name: 'Bot',
+      config: { basic_settings: { name: 'Bot' }, ...config },
+      contentHash: `h-${randomBytes(4).toString('hex')}`,
+      publish: true,
+    });
+    const conversation = await createConversation(db, { tenantId, agentId: agent.id, agentVersion: null, context: {} });
+    return { agent, conversation };
+  }
+
+  async function send(conversationId: string, agentId: string, message: string) {
+    const { run } = await createRunForMessage(db, {
+      policy: 'enqueue',
+      tenantId,
+      conversationId,
+      agentId,
+      agentVersion: 1,
+      traceId: 'trace',
+      message: { role: 'user', content: text(message) },
+    });
+    return run;
+  }
+
+  /** Runs one job of `runId` with a processor over the fake model; its events, and how the job ended. */
+  async function process(runId: string, overrides: Partial<RunExecutorDeps> = {}) {
+    const events = createMemoryBus();
+    const processor = createRunProcessor({
+      db,
+      models: { openai: { apiKey: 'platform-key', baseURL: fake.openaiBaseUrl }, maxRetries: 0 },
+      maxAttempts: 1,
+      events,
+      ...overrides,
+    });
+    try {
+      const outcome = await processor.process({ id: runId, data: { runId, tenantId }, attempt: 1 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      const seen: RunEvent[] = [];
+      for await (const entry of events.subscribe(runId, { signal: AbortSignal.timeout(2000) })) seen.push(entry.event);
+      return { outcome, events: seen };
+    } finally {
+      processor.close();
+    }
+  }
+
+  it('claims the run and reads its start together: transcript, config and the agent’s own key reach the model', async () => {
+    const { agent, conversation } = await conversationWith({
+      basic_settings: { name: 'Bot', instructions: 'Answer in one line.' },
+      model: { api_key_secret: 'MODEL_KEY' },
+    });
+    await putSecret(db, tenantId, 'MODEL_KEY', box.seal('tenant-model-key', secretContext(tenantId, 'MODEL_KEY')));
+    const run = await send(conversation.id, agent.id, 'hi');
+    fake.enqueue({ type: 'reply', text: 'Hello!' });
+    const { outcome, events } = await process(run.id, { secretBox: box });
+    expect(outcome).toBeUndefined();
+    const stored = (await getRun(db, tenantId, run.id))!;
+    expect([stored.status, stored.fence]).toEqual(['completed', 1]);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]!.headers.authorization).toBe('Bearer tenant-model-key');
+    const body = JSON.stringify(fake.requests[0]!.body.messages);
+    expect(body).toContain('Answer in one line.');
+    expect(body).toContain('hi');
+    expect(events.map((e) => [e.type, e.status])).toContainEqual(['run-status', 'running']);
+    expect(events.at(-1)).toMatchObject({ type: 'run-status', status: 'completed', final: true });
+  });
+
+  it('keeps the claim when the setup fails: the failure is written with its fence', async () => {
+    const { agent, conversation } = await conversationWith({ model: { api_key_secret: 'NOT_SET' } });
+    const run = await send(conversation.id, agent.id, 'hi');
+    const { outcome, events } = await process(run.id, { secretBox: box });
+    expect(outcome).toMatchObject({ code: 'missing_secret' });
+    const stored = (await getRun(db, tenantId, run.id))!;
+    expect([stored.status, stored.fence, stored.error?.code]).toEqual(['failed', 1, 'missing_secret']);
+    expect(fake.requests).toHaveLength(0);
+    expect(events.at(-1)).toMatchObject({ type: 'run-status', status: 'failed', final: true });
+  });
+
+  it('keeps the claim when the stored config does not compile', async () => {
+    const { agent, conversation } = await conversationWith({ not_a_key: true });
+    const run = await send(conversation.id, agent.id, 'hi');
+    const { outcome } = await process(run.id);
+    expect(outcome).toMatchObject({ code: 'validation_failed' });
+    const stored = (await getRun(db, tenantId, run.id))!;
+    expect([stored.status, stored.fence, stored.error?.code]).toEqual(['failed', 1, 'validation_failed']);
+  });
+
+  it('keeps the claim when the platform has no model for the agent', async () => {
+    const { agent, conversation } = await conversationWith();
+    const run = await send(conversation.id, agent.id, 'hi');
+    const { outcome } = await process(run.id, { models: {} });
+    expect(outcome).toMatchObject({ code: 'model_not_configured' });
+    const stored = (await getRun(db, tenantId, run.id))!;
+    expect([stored.status, stored.fence, stored.error?.code]).toEqual(['failed', 1, 'model_not_configured']);
+  });
+
+  it('writes a message kept behind an earlier run before the run reads its transcript', async () => {
+    const { agent, conversation } = await conversationWith();
+    const earlier = (await claimRun(db, await send(conversation.id, agent.id, 'first')))!;
+    const later = await send(conversation.id, agent.id, 'second');
+    expect(later.pendingInput).toEqual(text('second'));
+    expect(await finishRunFenced(db, earlier, earlier.fence, { status: 'completed' })).toBe(true);
+    fake.enqueue({ type: 'reply', text: 'Both read.' });
+    const { outcome } = await process(later.id);
+    expect(outcome).toBeUndefined();
+    const body = JSON.stringify(fake.requests[0]!.body.messages);
+    expect(body.indexOf('first')).toBeGreaterThan(-1);
+    expect(body.indexOf('second')).toBeGreaterThan(body.indexOf('first'));
+    const stored = (await getRun(db, tenantId, later.id))!;
+    expect([stored.status, stored.pendingInput]).toEqual(['completed', null]);
+    const transcript = await listMessages(db, tenantId, conversation.id);
+    expect(transcript.map((m) => [m.seq, m.role, m.runId])).toEqual([
+      [1, 'user', earlier.id],
+      [2, 'user', later.id],
+      [3, 'assistant', later.id],
+    ]);
+    expect(stored.inputMessageId).toBe(transcript[1]!.id);
+  });
+
+  it('ends a run cancelled before it started, without writing its kept message', async () => {
+    const { agent, conversation } = await conversationWith();
+    const earlier = (await claimRun(db, await send(conversation.id, agent.id, 'first')))!;
+    const later = await send(conversation.id, agent.id, 'second');
+    await requestCancel(db, tenantId, later.id);
+    expect(await finishRunFenced(db, earlier, earlier.fence, { status: 'completed' })).toBe(true);
+    const { outcome, events } = await process(later.id);
+    expect(outcome).toBeUndefined();
+    expect((await getRun(db, tenantId, later.id))?.status).toBe('cancelled');
+    expect(await listMessages(db, tenantId, conversation.id)).toHaveLength(1);
+    expect(events.map((e) => e.status)).toEqual(['cancelled']);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
