@@ -4,13 +4,14 @@ import { checkTarget } from './egress/check-target.ts';
 import { EgressError } from './egress/egress-error.ts';
 import { checkRequestHeaders, headersForRedirect } from './egress/headers.ts';
 import { limitBody } from './egress/limit-body.ts';
-import { pinnedAgent } from './egress/pinned-agent.ts';
+import { pooledPinnedAgent } from './egress/pinned-agent.ts';
 import { type EgressPolicy, strictEgressPolicy } from './egress/policy.ts';
 
 export { type AddressClass, type AddressRule, classifyAddress } from './egress/address-rules.ts';
 export { invalidAllowlistEntries, mergeAllowlists } from './egress/allowlist.ts';
 export { EgressError, type EgressErrorCode, isEgressError } from './egress/egress-error.ts';
 export { crossOriginSafeHeaders } from './egress/headers.ts';
+export { closePooledAgents } from './egress/pinned-agent.ts';
 export {
   createEgressPolicy,
   type EgressLookup,
@@ -52,7 +53,8 @@ const defaultSend: EgressSend = (url, init) => undiciFetch(url, init) as unknown
  * later). Per hop it checks the scheme (http/https), resolves the host and refuses if any address
  * is loopback, private, link-local/metadata, CGNAT, multicast, reserved, unspecified, IPv6 ULA or
  * link-local, or an IPv6 form carrying such an IPv4 address — unless allowlisted — and then connects
- * to exactly the checked addresses (no DNS-rebinding window). Redirects are followed by hand up to
+ * to exactly the checked addresses (no DNS-rebinding window), over a kept-alive connection when an
+ * earlier request to the same origin was checked to the same addresses. Redirects are followed by hand up to
  * `policy.maxRedirects`, each hop re-checked; 303 (and 301/302 after POST) become a body-less GET;
  * a cross-origin hop keeps only {@link crossOriginSafeHeaders}. Header injection (CR/LF, `Host`,
  * hop-by-hop headers) is refused before anything is sent. The body is capped at
@@ -78,26 +80,20 @@ export async function egressFetch(request: RenderedRequest, options: EgressOptio
   let headers: Record<string, string> = { ...request.headers };
   for (let hop = 0; ; hop += 1) {
     const target = await checkTarget(url, policy, { hop, signal });
-    const agent = pinnedAgent(target.addresses);
-    const release = () => void agent.destroy().catch(() => {});
-    let response: Response;
-    try {
-      response = await send(url.href, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        redirect: 'manual',
-        signal,
-        dispatcher: agent,
-      });
-    } catch (error) {
-      release();
-      throw error;
-    }
+    // Kept for the next request to this origin and these addresses (keep-alive); an aborted or
+    // cut-off body makes undici close that one socket.
+    const agent = pooledPinnedAgent(url.origin, target.addresses);
+    const response = await send(url.href, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      redirect: 'manual',
+      signal,
+      dispatcher: agent,
+    });
     const next = redirectTarget(response, url);
-    if (!next) return finalResponse(response, url, hop, policy.maxResponseBytes, release);
+    if (!next) return finalResponse(response, url, hop, policy.maxResponseBytes);
     await response.body?.cancel().catch(() => {});
-    release();
     if (hop >= policy.maxRedirects) {
       throw new EgressError(
         'egress_too_many_redirects',
@@ -133,17 +129,16 @@ function redirectTarget(response: Response, current: URL): URL | undefined {
 }
 
 /** Re-wraps the response with a size-capped body that frees the pinned connection when it ends. */
-function finalResponse(response: Response, url: URL, hop: number, maxBytes: number, release: () => void): Response {
+function finalResponse(response: Response, url: URL, hop: number, maxBytes: number): Response {
   const headers = new Headers();
   for (const [name, value] of response.headers) headers.append(name, value);
   const init = { status: response.status, statusText: response.statusText, headers };
   let wrapped: Response;
   if (nullBodyStatuses.has(response.status) || !response.body) {
     void response.body?.cancel().catch(() => {});
-    release();
     wrapped = new Response(null, init);
   } else {
-    wrapped = new Response(limitBody(response.body, maxBytes, release), init);
+    wrapped = new Response(limitBody(response.body, maxBytes), init);
   }
   Object.defineProperties(wrapped, { url: { value: url.href }, redirected: { value: hop > 0 } });
   return wrapped;

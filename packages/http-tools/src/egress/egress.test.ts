@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createSecureContext, createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import type { RenderedRequest } from '@agentry/config';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEgressPolicy, type EgressLookup, type EgressPolicy, egressFetch } from '../egress.ts';
+import { closePooledAgents, createEgressPolicy, type EgressLookup, type EgressPolicy, egressFetch } from '../egress.ts';
 import { readBoundedText } from '../read-body.ts';
 import { EgressError } from './egress-error.ts';
 
@@ -104,7 +104,9 @@ let sockets = 0;
 const onSocket = () => {
   sockets += 1;
 };
-beforeEach(() => {
+beforeEach(async () => {
+  // Every test starts without kept-alive connections, so `sockets` counts what it opens.
+  await closePooledAgents();
   sockets = 0;
   seen.private.length = 0;
   seen.private6.length = 0;
@@ -476,6 +478,39 @@ describe('DNS rebinding', () => {
       expect(servernames).toEqual(['secure.test']);
       expect(calls).toBe(1);
     });
+  });
+});
+
+describe('keep-alive', () => {
+  it('reuses a connection for the same origin checked to the same addresses, and opens one for a new answer', async () => {
+    for (const path of ['/a', '/b', '/c']) {
+      const res = await egressFetch(get(`http://public.test:${port}${path}`), { policy });
+      expect(await res.json()).toMatchObject({ path });
+      // undici frees the socket for the next request just after the body's end reaches the reader.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(sockets).toBe(1);
+    // Another origin on the same address, and the same origin checked to another answer: new sockets.
+    await (await egressFetch(get(`http://other.test:${port}/d`), { policy })).text();
+    expect(sockets).toBe(2);
+    let calls = 0;
+    const moving: EgressLookup = async () => {
+      calls += 1;
+      return [{ address: calls === 1 ? '127.0.0.2' : '127.0.0.3', family: 4 }];
+    };
+    const p = createEgressPolicy({ allowlist: ['127.0.0.2', '127.0.0.3'], lookup: moving });
+    await (await egressFetch(get(`http://moving.test:${port}/e`), { policy: p })).text();
+    await egressFetch(get(`http://moving.test:${port}/f`), { policy: p }).catch(() => undefined);
+    expect(sockets).toBe(4);
+  });
+
+  it('does not reuse a connection whose response body was cut at the size cap', async () => {
+    const small = createEgressPolicy({ allowlist: ['127.0.0.2'], lookup, maxResponseBytes: 1000 });
+    const res = await egressFetch(get(`http://public.test:${port}/big`), { policy: small });
+    await expect(res.text()).rejects.toMatchObject({ code: 'egress_response_too_large' });
+    expect((await egressFetch(get(`http://public.test:${port}/after`), { policy: small })).status).toBe(200);
+    expect(sockets).toBe(2);
+    expect(seen.public.map((s) => s.url)).toEqual(['/big', '/after']);
   });
 });
 

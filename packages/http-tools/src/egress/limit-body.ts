@@ -6,12 +6,12 @@ import { EgressError } from './egress-error.ts';
  * `onEnd` runs once when the body ends, fails or is cancelled.
  *
  * @example
- * const body = limitBody(response.body, 1_000_000, () => agent.destroy());
+ * const body = limitBody(response.body, 1_000_000);
  */
 export function limitBody(
   source: ReadableStream<Uint8Array>,
   maxBytes: number,
-  onEnd: () => void,
+  onEnd: () => void = () => {},
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let bytes = 0;
