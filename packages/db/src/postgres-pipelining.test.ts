@@ -77,6 +77,17 @@ describe.skipIf(!postgresAvailable)('pipelined statements and transactions on po
     expect(await scratchRows()).toEqual([1, 4]);
   });
 
+  it('fails a transaction one of whose statements failed unnoticed, instead of reporting a commit', async () => {
+    await expect(
+      single.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into scratch values (${8})`);
+        // Not awaited: a duplicate key the work never looks at.
+        tx.execute(sql`insert into scratch values (${1})`).catch(() => {});
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(await scratchRows()).toEqual([1, 4]);
+  });
+
   it('rolls nested work back to its savepoint and keeps the rest of the transaction', async () => {
     await single.db.transaction(async (tx) => {
       await tx.execute(sql`insert into scratch values (${5})`);

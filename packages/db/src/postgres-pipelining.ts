@@ -62,7 +62,11 @@ async function begin(pool: Sql, unsafe: (target: Sql) => Unsafe, first: unknown,
       await connection.unsafe('rollback').catch(() => {});
       throw error;
     }
-    await connection.unsafe('commit');
+    // A statement that failed unnoticed (nobody awaited it) aborted the transaction: Postgres then
+    // answers COMMIT with ROLLBACK instead of an error.
+    const committed = await connection.unsafe('commit');
+    if (committed.command === 'ROLLBACK')
+      throw new Error('The transaction was rolled back: one of its statements failed');
     return result;
   } finally {
     connection.release();
