@@ -4,12 +4,12 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
-import { agentVersions, conversations, messages, type RunStatus, runs, tenants, toolCalls } from '../schema.ts';
+import { agentVersions, messages, type RunStatus, runs, toolCalls } from '../schema.ts';
 import { type Tx, withSystemScope, withTenantScope } from '../tenant-scope.ts';
-import type { AgentVersion } from './agents.ts';
-import type { Conversation, Run, StoredMessage } from './conversations.ts';
+import { type AgentVersion, getAgentVersion } from './agents.ts';
+import { type Conversation, getConversation, listMessages, type Run, type StoredMessage } from './conversations.ts';
 import { seqAfterLast } from './message-seq.ts';
-import type { Tenant } from './tenants.ts';
+import { getTenant, type Tenant } from './tenants.ts';
 import { recordRunWebhooks } from './webhook-deliveries.ts';
 
 export type ToolCallRecord = typeof toolCalls.$inferSelect;
@@ -76,31 +76,13 @@ export interface RunStartRows {
  */
 export function readRunStart(db: Db, run: RunStartRef): Promise<RunStartRows> {
   return withTenantScope(db, run.tenantId, async (tx) => {
-    const tenant = tx.select().from(tenants).where(eq(tenants.id, run.tenantId)).execute();
-    const transcript = tx
-      .select()
-      .from(messages)
-      .where(and(eq(messages.conversationId, run.conversationId), eq(messages.tenantId, run.tenantId)))
-      .orderBy(asc(messages.seq))
-      .execute();
-    const version = tx
-      .select()
-      .from(agentVersions)
-      .where(
-        and(
-          eq(agentVersions.agentId, run.agentId),
-          eq(agentVersions.tenantId, run.tenantId),
-          eq(agentVersions.version, run.agentVersion),
-        ),
-      )
-      .execute();
-    const conversation = tx
-      .select()
-      .from(conversations)
-      .where(and(eq(conversations.id, run.conversationId), eq(conversations.tenantId, run.tenantId)))
-      .execute();
-    const [[t], list, [v], [c]] = await Promise.all([tenant, transcript, version, conversation]);
-    return { tenant: t, messages: list, version: v, conversation: c };
+    const [tenant, list, version, conversation] = await Promise.all([
+      getTenant(tx, run.tenantId),
+      listMessages(tx, run.tenantId, run.conversationId),
+      getAgentVersion(tx, run.tenantId, run.agentId, run.agentVersion),
+      getConversation(tx, run.tenantId, run.conversationId),
+    ]);
+    return { tenant, messages: list, version, conversation };
   });
 }
 
