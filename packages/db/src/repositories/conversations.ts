@@ -106,14 +106,17 @@ async function insertMessages(
   list: Message[],
 ): Promise<StoredMessage[]> {
   if (list.length === 0) return [];
-  const [last] = await tx
-    .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0)` })
-    .from(messages)
-    .where(eq(messages.conversationId, scope.conversationId));
-  const start = Number(last?.seq ?? 0);
   return tx
     .insert(messages)
-    .values(list.map((m, i) => ({ id: newId(), ...scope, seq: start + i + 1, role: m.role, content: m.content })))
+    .values(
+      list.map((m, i) => ({
+        id: newId(),
+        ...scope,
+        seq: seqAfterLast(scope.conversationId, i + 1),
+        role: m.role,
+        content: m.content,
+      })),
+    )
     .returning();
 }
 
