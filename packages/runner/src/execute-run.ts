@@ -5,11 +5,13 @@ import {
   checkpointRun,
   claimRun,
   claimRunWithStart,
+  completeToolCall,
   type Db,
   FINAL_RUN_STATUSES,
   finishRunFenced,
   getRunWithTurn,
   heartbeatRun,
+  insertRunMessages,
   markRunWaiting,
   type Run,
   readRunStart,
@@ -31,6 +33,7 @@ import { createRecordingExecutor } from './recording-executor.ts';
 import { type RunOutcome, runOutcome } from './run-outcome.ts';
 import { contextWindowFor, gatherRunStart, type RunStart, setUpRun } from './run-setup.ts';
 import { createRunTools, type RunTools } from './run-tools.ts';
+import { createWriteBehind, type WriteBehind } from './write-behind.ts';
 
 export interface RunExecutorDeps {
   db: Db;
@@ -90,17 +93,19 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   const unsubscribe = deps.control?.onCancel((runId) => active.get(runId)?.abort('cancel' satisfies StopReason));
   const log = deps.log ?? (() => {});
   const telemetry = deps.telemetry;
-  /** `checkpointRun`, inside a `db.checkpoint` span when telemetry is on. */
+  /**
+   * A checkpoint: `list` and `update` with whatever the attempt put off, in one transaction (inside a
+   * `db.checkpoint` span when telemetry is on).
+   */
   const checkpoint = (
-    db: Db,
     run: Run,
-    fence: number,
+    writes: WriteBehind,
     list: Message[],
-    update?: Parameters<typeof checkpointRun>[4],
-  ) =>
-    telemetry
-      ? telemetry.traceCheckpoint(run, () => checkpointRun(db, run, fence, list, update))
-      : checkpointRun(db, run, fence, list, update);
+    update?: Parameters<WriteBehind['defer']>[0]['update'],
+  ) => {
+    writes.defer({ messages: list, ...(update ? { update } : {}) });
+    return telemetry ? telemetry.traceCheckpoint(run, () => writes.commit()) : writes.commit();
+  };
 
   return {
     process: (job) => processJob(job),
@@ -189,6 +194,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     telemetry?.attemptStarted(run);
     const fence = run.fence;
     const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt, fence };
+    const writes = createWriteBehind(deps.db, run, fence);
     const controller = new AbortController();
     active.set(run.id, controller);
     const beat = setInterval(() => {
@@ -200,21 +206,25 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     beat.unref();
     try {
       if (run.cancelRequestedAt || !start) {
-        await finish(run, fence, { status: 'cancelled' });
+        await finish(run, fence, writes, { status: 'cancelled' });
         return;
       }
       await publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
-      const result = await runLoop(run, fence, controller, start);
+      const result = await runLoop(run, fence, controller, start, writes);
       const reason = controller.signal.reason as StopReason | undefined;
-      if (result.status === 'cancelled' && reason === 'shutdown') throw new Requeue(0, 'worker shutting down');
+      if (result.status === 'cancelled' && reason === 'shutdown') {
+        // What the attempt put off is kept for the next worker to resume from.
+        await writes.commit().catch(() => {});
+        throw new Requeue(0, 'worker shutting down');
+      }
       if (result.status === 'cancelled' && reason === 'stale') return;
       if (result.status === 'waiting') {
-        await pauseForInput(run, fence, result);
+        await pauseForInput(run, fence, writes, result);
         log('info', 'run waiting for a person', { ...fields, pending: result.pending?.length ?? 0 });
         return;
       }
       const outcome = runOutcome(result);
-      await finish(run, fence, outcome, {
+      await finish(run, fence, writes, outcome, {
         usage: addUsage(run.usage, result.usage),
         toolCallCount: run.toolCallCount + result.toolCallCount,
       });
@@ -228,10 +238,12 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       }
       if (appError.isRetryable && job.attempt < deps.maxAttempts) {
         log('warn', 'run attempt failed, will retry', { ...fields, code: appError.code });
+        // Kept for the retry to resume from, when the database takes it.
+        await writes.commit().catch(() => {});
         throw appError;
       }
       log('error', 'run failed', { ...fields, code: appError.code, cause: String(appError.cause ?? '') });
-      await finish(run, fence, { status: 'failed', error: appError.toJSON() });
+      await finish(run, fence, writes, { status: 'failed', error: appError.toJSON() });
       if (!appError.isRetryable) throw appError;
     } finally {
       clearInterval(beat);
@@ -244,6 +256,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     fence: number,
     controller: AbortController,
     start: RunStart,
+    writes: WriteBehind,
   ): Promise<AgentRunResult> {
     const { tenant, messages: stored } = start.rows;
     // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
@@ -266,7 +279,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       publish: (event) => publish(run.id, event),
     });
     try {
-      return runTools.withSkills(await runWithTools(run, fence, controller, setup, runTools, history));
+      return runTools.withSkills(await runWithTools(run, fence, controller, setup, runTools, history, writes));
     } finally {
       await runTools.close();
     }
@@ -279,6 +292,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     setup: Awaited<ReturnType<typeof setUpRun>>,
     runTools: RunTools,
     transcript: Message[],
+    writes: WriteBehind,
   ): Promise<AgentRunResult> {
     const { signal } = controller;
     const { agent } = setup;
@@ -287,10 +301,11 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       db: deps.db,
       run,
       fence,
+      writes,
       isIdempotent: (name) => agent.tools.find((t) => t.name === name)?.idempotent ?? false,
     });
     const tools = telemetry ? telemetry.traceTools(run, recording) : recording;
-    const history = await resumeHistory(run, fence, tools, signal, agent, transcript);
+    const history = await resumeHistory(run, writes, tools, signal, agent, transcript);
     if (history === 'done') return doneResult();
     if (typeof history !== 'object' || !Array.isArray(history)) return waitingResult(history.pending);
     let steps = run.steps;
@@ -331,13 +346,20 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       pendingInput: (calls) => unansweredInput(deps.db, agent, run, calls),
       onModelResponse: async (message) => {
         stored = message;
-        await checkpoint(deps.db, run, fence, [message]);
+        // Put off: it travels with the first tool call's start record (committed before the call is
+        // sent) or with the step's checkpoint.
+        writes.defer({ messages: [message] });
       },
       onStep: async (messages, step) => {
         steps = [...steps, runTools.stepRecord(step)];
         usage = addUsage(addUsage(usage, step.usage), runTools.takeSkillUsage());
         const rest = messages[0] === stored ? messages.slice(1) : messages;
-        await checkpoint(deps.db, run, fence, rest, { steps, usage });
+        if (isFinalAnswer(messages)) {
+          // The run ends right after this step: it travels with the final status.
+          writes.defer({ messages: rest, update: { steps, usage } });
+          return;
+        }
+        await checkpoint(run, writes, rest, { steps, usage });
         // A worker shutting down stops here, at a checkpoint; the next worker resumes from it.
         if (stopping) controller.abort('shutdown' satisfies StopReason);
       },
@@ -351,7 +373,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
    */
   async function resumeHistory(
     run: Run,
-    fence: number,
+    writes: WriteBehind,
     tools: ToolExecutor,
     signal: AbortSignal,
     agent: CompiledAgent,
@@ -384,31 +406,44 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       });
     }
     const message: Message = { role: 'tool', content: results };
-    await checkpoint(deps.db, run, fence, [message]);
+    await checkpoint(run, writes, [message]);
     return [...history, message];
   }
 
   async function finish(
     run: Run,
     fence: number,
+    writes: WriteBehind,
     outcome: RunOutcome,
     totals: { usage?: Usage; toolCallCount?: number } = {},
   ): Promise<void> {
-    // The final status and the conversation's next queued run in one transaction; the next run is
-    // queued only after the final status is published.
-    const { written, next } = await withTenantScope(deps.db, run.tenantId, async (tx) => {
-      const written = await finishRunFenced(tx, run, fence, {
-        status: outcome.status,
-        ...(outcome.error ? { error: outcome.error } : {}),
-        ...totals,
-      });
-      if (!written) return { written, next: undefined };
-      return {
-        written,
-        next: (await activeRuns(tx, run.tenantId, run.conversationId)).find((r) => r.status === 'queued'),
-      };
+    const put = await writes.drain();
+    // What the attempt put off (the final answer and its step), the final status and the
+    // conversation's next queued run in one transaction; the next run is queued only after the
+    // final status is published.
+    const notWritten = Symbol('not written');
+    const next = await withTenantScope(deps.db, run.tenantId, async (tx) => {
+      const [written] = await Promise.all([
+        finishRunFenced(tx, run, fence, {
+          status: outcome.status,
+          ...(outcome.error ? { error: outcome.error } : {}),
+          ...(put.update.steps ? { steps: put.update.steps } : {}),
+          ...(put.update.usage ? { usage: put.update.usage } : {}),
+          ...totals,
+        }),
+        insertRunMessages(tx, run, put.messages),
+        ...put.completions.map(({ toolCallId, result }) =>
+          completeToolCall(tx, { runId: run.id, tenantId: run.tenantId, toolCallId }, fence, result),
+        ),
+      ]);
+      // Stale or already final: the put-off writes roll back with the transaction.
+      if (!written) throw notWritten;
+      return { run: (await activeRuns(tx, run.tenantId, run.conversationId)).find((r) => r.status === 'queued') };
+    }).catch((error: unknown) => {
+      if (error === notWritten) return undefined;
+      throw error;
     });
-    if (!written) return;
+    if (!next) return;
     telemetry?.runFinished(run, outcome.status);
     await publish(run.id, {
       type: 'run-status',
@@ -417,15 +452,17 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       final: true,
     });
     // Wakes the conversation's next queued run now instead of at its next requeue.
-    if (next) await deps.enqueue?.(next.id, next.tenantId).catch(() => {});
+    if (next.run) await deps.enqueue?.(next.run.id, next.run.tenantId).catch(() => {});
   }
 
   /** Parks the run until people answer; its job ends and frees the worker. */
-  async function pauseForInput(run: Run, fence: number, result: AgentRunResult): Promise<void> {
-    await checkpointRun(deps.db, run, fence, [], {
-      usage: addUsage(run.usage, result.usage),
-      toolCallCount: run.toolCallCount + result.toolCallCount,
-    });
+  async function pauseForInput(run: Run, fence: number, writes: WriteBehind, result: AgentRunResult): Promise<void> {
+    await writes.commit((tx) =>
+      checkpointRun(tx, run, fence, [], {
+        usage: addUsage(run.usage, result.usage),
+        toolCallCount: run.toolCallCount + result.toolCallCount,
+      }),
+    );
     if (!(await markRunWaiting(deps.db, run, fence, result.pending ?? []))) return;
     // The loop announced `waiting` itself when the model asked; a resume that found no answer yet did not.
     if (result.steps.length === 0) await publish(run.id, { type: 'waiting', pending: result.pending ?? [] });
@@ -437,6 +474,15 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       log('warn', 'event publish failed', { runId, error: String(error) });
     });
   }
+}
+
+/** A step that only answered (no tool calls, no nudge to follow): the run ends with it. */
+function isFinalAnswer(messages: Message[]): boolean {
+  return (
+    messages.length === 1 &&
+    messages[0]!.role === 'assistant' &&
+    !messages[0]!.content.some((p) => p.type === 'tool_call')
+  );
 }
 
 function waitingResult(pending: PendingInput[]): AgentRunResult {

@@ -152,7 +152,12 @@ export async function getRunWithTurn(
  * transaction then rolls the write back.
  */
 function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> = {}): Promise<void> {
-  return tx
+  const key = `${runId}:${fence}`;
+  const earlier = fencesChecked.get(tx)?.get(key);
+  // Several fenced writes in one transaction (an attempt batching its writes) need one check: the
+  // first holds the row lock until commit, and its failure fails the transaction.
+  if (earlier && Object.keys(update).length === 0) return earlier;
+  const check = tx
     .update(runs)
     .set(Object.keys(update).length > 0 ? update : { fence })
     .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
@@ -161,7 +166,13 @@ function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> 
     .then((rows) => {
       if (rows.length === 0) throw staleAttempt(runId);
     });
+  const checked = fencesChecked.get(tx) ?? new Map<string, Promise<void>>();
+  fencesChecked.set(tx, checked.set(key, check));
+  return check;
 }
+
+/** The fence checks each open transaction has sent, by `<run id>:<fence>`. */
+const fencesChecked = new WeakMap<Tx, Map<string, Promise<void>>>();
 
 /**
  * A checkpoint: appends messages and updates the run in one transaction, only while `fence` is
@@ -177,23 +188,35 @@ export async function checkpointRun(
   await withTenantScope(db, run.tenantId, async (tx) => {
     const fenced = assertFence(tx, run.id, fence, update);
     if (list.length === 0) return fenced;
-    // The next seq is read by the insert itself (one statement, one round trip less).
-    const inserted = tx
-      .insert(messages)
-      .values(
-        list.map((m, i) => ({
-          id: newId(),
-          tenantId: run.tenantId,
-          conversationId: run.conversationId,
-          runId: run.id,
-          seq: seqAfterLast(run.conversationId, i + 1),
-          role: m.role,
-          content: m.content,
-        })),
-      )
-      .execute();
-    await Promise.all([fenced, inserted]);
+    await Promise.all([fenced, insertRunMessages(tx, run, list)]);
   });
+}
+
+/**
+ * Appends a run's messages to its conversation, unfenced: for a transaction whose own fenced write
+ * (a checkpoint, the final status) is what makes it commit or roll back. The next seq is read by
+ * the insert itself (one statement, handed to the driver at once).
+ */
+export function insertRunMessages(
+  tx: Tx,
+  run: Pick<Run, 'id' | 'tenantId' | 'conversationId'>,
+  list: Message[],
+): Promise<unknown> {
+  if (list.length === 0) return Promise.resolve();
+  return tx
+    .insert(messages)
+    .values(
+      list.map((m, i) => ({
+        id: newId(),
+        tenantId: run.tenantId,
+        conversationId: run.conversationId,
+        runId: run.id,
+        seq: seqAfterLast(run.conversationId, i + 1),
+        role: m.role,
+        content: m.content,
+      })),
+    )
+    .execute();
 }
 
 /** Keeps the run's heartbeat fresh; false when the attempt is stale. */
@@ -283,7 +306,13 @@ export async function finishRunFenced(
   db: Db,
   run: RunRef,
   fence: number,
-  update: { status: RunStatus; error?: Run['error']; usage?: Run['usage']; toolCallCount?: number },
+  update: {
+    status: RunStatus;
+    error?: Run['error'];
+    usage?: Run['usage'];
+    toolCallCount?: number;
+    steps?: Run['steps'];
+  },
   fromStatuses: RunStatus[] = ACTIVE,
 ): Promise<boolean> {
   const rows = await withTenantScope(db, run.tenantId, async (tx) => {
