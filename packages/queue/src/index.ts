@@ -17,4 +17,4 @@ export type {
   WaitOutcome,
   WorkerOptions,
 } from './types.ts';
-export { jobRetryPolicy } from './types.ts';
+export { jobRetryPolicy, runJobData } from './types.ts';

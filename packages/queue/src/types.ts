@@ -2,6 +2,14 @@
 export interface RunJobData {
   runId: string;
   tenantId: string;
+  /**
+   * Where the run's start reads look (fixed when the run is created): with them the worker sends
+   * its claim and the reads together, in one round trip. Optional: without them it reads after
+   * claiming.
+   */
+  conversationId?: string;
+  agentId?: string;
+  agentVersion?: number;
 }
 
 export interface Job {
@@ -59,3 +67,26 @@ export interface JobWorker {
 
 /** Retry policy shared by both runners, so they behave the same. */
 export const jobRetryPolicy = { attempts: 3, backoffMs: 500 };
+
+/**
+ * A new run's job: its id and tenant, and where its start reads look, so that the worker claims it
+ * and reads what it starts from in one round trip.
+ *
+ * @example
+ * await queue.enqueue(run.id, runJobData(run));
+ */
+export function runJobData(run: {
+  id: string;
+  tenantId: string;
+  conversationId: string;
+  agentId: string;
+  agentVersion: number;
+}): RunJobData {
+  return {
+    runId: run.id,
+    tenantId: run.tenantId,
+    conversationId: run.conversationId,
+    agentId: run.agentId,
+    agentVersion: run.agentVersion,
+  };
+}

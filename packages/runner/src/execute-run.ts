@@ -2,9 +2,9 @@ import { type AgentRunResult, type PendingInput, runAgent, type ToolExecutor } f
 import type { CompiledAgent } from '@agentry/config';
 import {
   activeRuns,
+  type ClaimRef,
   checkpointRun,
-  claimRun,
-  claimRunWithStart,
+  claimRunInTurn,
   completeToolCall,
   type Db,
   FINAL_RUN_STATUSES,
@@ -14,6 +14,7 @@ import {
   insertRunMessages,
   markRunWaiting,
   type Run,
+  type RunRef,
   readRunStart,
   touchDeferredRun,
   withTenantScope,
@@ -124,30 +125,48 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   async function processJob(job: Job): Promise<void> {
     if (stopping) throw new Requeue(0, 'worker shutting down');
     // The job names the run's tenant (the queue is trusted); a wrong one finds no run (row security).
-    // The run and its conversation's oldest active run in one statement.
-    const found = await getRunWithTurn(deps.db, { id: job.data.runId, tenantId: job.data.tenantId });
-    if (!found || FINAL_RUN_STATUSES.includes(found.run.status)) return;
-    const { run, oldestActiveRunId } = found;
-    // One active run per conversation, oldest first: a later message waits for the earlier run.
-    if (oldestActiveRunId && oldestActiveRunId !== run.id) {
-      await defer(run, 500, 'an earlier run of this conversation is still active');
+    const { runId, tenantId, conversationId, agentId, agentVersion } = job.data;
+    const ref: ClaimRef = {
+      id: runId,
+      tenantId,
+      ...(conversationId ? { conversationId } : {}),
+      ...(agentId ? { agentId } : {}),
+      ...(agentVersion !== undefined ? { agentVersion } : {}),
+    };
+    // The tenant's slot first, so that the claim, the turn check and the start reads are one
+    // transaction; a run that is not claimed gives its slot back.
+    if (deps.slots && !(await deps.slots.acquire(tenantId, runId))) {
+      await defer(ref, 250, 'tenant at its concurrency cap');
     }
-    if (deps.slots && !(await deps.slots.acquire(run.tenantId, run.id))) {
-      await defer(run, 250, 'tenant at its concurrency cap');
-    }
-    deferredAt.delete(run.id);
     try {
-      await attempt(job, run);
+      const claimed = await claimWithStart(ref);
+      if (!claimed) return await notClaimed(ref);
+      deferredAt.delete(runId);
+      await attempt(job, claimed);
     } finally {
-      await deps.slots?.release(run.tenantId, run.id);
+      await deps.slots?.release(tenantId, runId);
     }
+  }
+
+  /**
+   * Why a run was not claimed: gone or finished (the job ends), or an earlier run of its
+   * conversation is still active (one active run per conversation, oldest first: it waits).
+   */
+  async function notClaimed(ref: RunRef): Promise<void> {
+    const found = await getRunWithTurn(deps.db, ref);
+    if (!found || FINAL_RUN_STATUSES.includes(found.run.status)) return;
+    if (found.oldestActiveRunId && found.oldestActiveRunId !== found.run.id) {
+      await defer(ref, 500, 'an earlier run of this conversation is still active');
+    }
+    // The earlier run ended between the claim and this read: its turn has come.
+    throw new Requeue(0, 'its turn came while it was being claimed');
   }
 
   /**
    * Puts the job back for later. A run waiting its turn this way is alive, so its heartbeat is
    * refreshed (at most every DEFER_TOUCH_MS, not on every retry) for the sweeper to leave it be.
    */
-  async function defer(run: Run, delayMs: number, reason: string): Promise<never> {
+  async function defer(run: RunRef, delayMs: number, reason: string): Promise<never> {
     const now = Date.now();
     if (now - (deferredAt.get(run.id) ?? 0) >= DEFER_TOUCH_MS) {
       // Bounded: only runs deferred right now are kept, and never more than a few thousand.
@@ -159,22 +178,18 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   }
 
   /**
-   * Claims the run and, in the same transaction, reads and compiles what it starts from (one round
-   * trip for the claim and the reads on Postgres, one more for secrets when the agent needs some).
-   * A run to be cancelled gets the claim alone; one with a deferred message writes it (fenced by
-   * this claim) before the transcript is read. Nothing here throws for a bad config or secret: the
+   * Claims the run when it is its turn and, in the same transaction, reads and compiles what it
+   * starts from (one round trip for the claim and the reads on Postgres when the job names the
+   * run's conversation and agent version, one more for secrets when the agent needs some). A run
+   * to be cancelled gets the claim alone; one with a deferred message writes it (fenced by this
+   * claim) before the transcript is read again. Nothing here throws for a bad config or secret: the
    * claim commits, and `setUpRun` throws later, for the failure to be written with its fence (a
    * database error rolls the claim back with the reads, and the job is retried as for a failed
-   * claim). Undefined when the run is gone or already finished.
+   * claim). Undefined when the run is gone, finished or not its turn.
    */
-  async function claimWithStart(seen: Run): Promise<{ run: Run; start?: RunStart } | undefined> {
-    return withTenantScope(deps.db, seen.tenantId, async (tx) => {
-      // What the worker saw before deferring decides whether to read along with the claim; the
-      // claimed row has the last word (a cancel requested since then drops the reads).
-      const claimed =
-        !seen.cancelRequestedAt && !seen.pendingInput
-          ? await claimRunWithStart(tx, seen)
-          : await claimRun(tx, seen).then((run) => run && { run, start: undefined });
+  async function claimWithStart(ref: ClaimRef): Promise<{ run: Run; start?: RunStart } | undefined> {
+    return withTenantScope(deps.db, ref.tenantId, async (tx) => {
+      const claimed = await claimRunInTurn(tx, ref);
       if (!claimed) return undefined;
       const { run } = claimed;
       if (run.cancelRequestedAt) return { run };
@@ -187,9 +202,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     });
   }
 
-  async function attempt(job: Job, seen: Run): Promise<void> {
-    const claimed = await claimWithStart(seen);
-    if (!claimed) return; // finished already, or deleted
+  async function attempt(job: Job, claimed: { run: Run; start?: RunStart }): Promise<void> {
     const { run, start } = claimed;
     telemetry?.attemptStarted(run);
     const fence = run.fence;

@@ -20,6 +20,7 @@ import {
   withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
+import { runJobData } from '@agentry/queue';
 import { openSecrets, resolveModel } from '@agentry/runner';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
@@ -298,7 +299,7 @@ export function conversationRoutes(deps: ApiDeps) {
     });
     for (const active of interrupted) await deps.control.cancel(active.id).catch(() => {});
     try {
-      await deps.queue.enqueue(run.id, { runId: run.id, tenantId });
+      await deps.queue.enqueue(run.id, runJobData(run));
     } catch (error) {
       // The run could not be queued: remove what this request wrote so nothing is half-written.
       await deleteRun(deps.db, tenantId, run.id);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkpointRun,
   claimRun,
+  claimRunInTurn,
   claimRunWithStart,
   createConversation,
   createRunForMessage,
@@ -115,6 +116,36 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
     expect(await claimRunWithStart(database.db, earlier)).toBeUndefined();
     expect(await claimRunWithStart(database.db, { ...second, tenantId: tenant.id })).toBeUndefined();
     expect((await getRun(database.db, second.tenantId, second.id))?.fence).toBe(second.fence);
+  });
+
+  it('claims a run only in its turn, with its start reads when the job names them', async () => {
+    const { tenant, conversation, earlier, later } = await runBehindAnother();
+    const job = (run: Run) => ({
+      id: run.id,
+      tenantId: tenant.id,
+      conversationId: run.conversationId,
+      agentId: run.agentId,
+      agentVersion: run.agentVersion,
+    });
+    // An earlier run of the conversation is active: not claimed, the fence untouched.
+    expect(await claimRunInTurn(database.db, job(later))).toBeUndefined();
+    expect((await getRun(database.db, tenant.id, later.id))?.fence).toBe(later.fence);
+    // The earlier run itself is in its turn (claimed again as a new attempt would be).
+    const again = await claimRunInTurn(database.db, job(earlier));
+    expect(again?.run).toMatchObject({ id: earlier.id, fence: earlier.fence + 1, status: 'running' });
+    expect(again?.start?.conversation?.id).toBe(conversation.id);
+    expect(again?.start?.messages.map((m) => m.content)).toEqual([text('first')]);
+    await finishRunFenced(database.db, earlier, again!.run.fence, { status: 'completed' });
+    // Its turn has come; without the start fields the claim comes alone, and a finished run is not claimed.
+    const claimed = await claimRunInTurn(database.db, { id: later.id, tenantId: tenant.id });
+    expect(claimed).toEqual({ run: expect.objectContaining({ id: later.id, status: 'running' }) });
+    expect(await claimRunInTurn(database.db, job(earlier))).toBeUndefined();
+    // Start fields that are not the run's own are not trusted: the reads are dropped.
+    const other = await tenantWithAgent(database.db);
+    const run = await other.startRun();
+    const mismatched = await claimRunInTurn(database.db, { ...job(run), tenantId: run.tenantId, agentVersion: 2 });
+    expect(mismatched?.run.id).toBe(run.id);
+    expect(mismatched?.start).toBeUndefined();
   });
 
   it('writes a kept message after the transcript, fenced, and points the run at it', async () => {

@@ -1,6 +1,6 @@
 import { AppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, notExists, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
@@ -38,8 +38,26 @@ export async function claimRun(db: Db, ref: RunRef): Promise<Run | undefined> {
   return run;
 }
 
-/** The claim, handed to the driver at once (`execute()`), so statements issued after it run after it. */
-function claimStatement(tx: Tx, ref: RunRef): Promise<Run[]> {
+/**
+ * The claim, handed to the driver at once (`execute()`), so statements issued after it run after it.
+ * `inTurn`: only when no earlier run of the conversation is active (a conversation's runs go one at
+ * a time, oldest first, as `getRunWithTurn` orders them).
+ */
+function claimStatement(tx: Tx, ref: RunRef, inTurn = false): Promise<Run[]> {
+  const earlier = alias(runs, 'earlier');
+  const turn = notExists(
+    tx
+      .select({ one: sql`1` })
+      .from(earlier)
+      .where(
+        and(
+          eq(earlier.conversationId, runs.conversationId),
+          eq(earlier.tenantId, runs.tenantId),
+          inArray(earlier.status, ACTIVE),
+          sql`(${earlier.createdAt}, ${earlier.id}) < (${runs.createdAt}, ${runs.id})`,
+        ),
+      ),
+  );
   return tx
     .update(runs)
     .set({
@@ -48,7 +66,14 @@ function claimStatement(tx: Tx, ref: RunRef): Promise<Run[]> {
       startedAt: sql`coalesce(${runs.startedAt}, now())`,
       heartbeatAt: sql`now()`,
     })
-    .where(and(eq(runs.id, ref.id), eq(runs.tenantId, ref.tenantId), inArray(runs.status, ACTIVE)))
+    .where(
+      and(
+        eq(runs.id, ref.id),
+        eq(runs.tenantId, ref.tenantId),
+        inArray(runs.status, ACTIVE),
+        inTurn ? turn : undefined,
+      ),
+    )
     .returning()
     .execute();
 }
@@ -106,6 +131,35 @@ export async function claimRunWithStart(
     const start = readRunStart(tx, ref);
     const [[run], rows] = await Promise.all([claimed, start]);
     return run ? { run, start: rows } : undefined;
+  });
+}
+
+/** What a worker knows of a run from its job: its id and tenant, and where its start reads look. */
+export type ClaimRef = RunRef & Partial<Pick<Run, 'conversationId' | 'agentId' | 'agentVersion'>>;
+
+/**
+ * The worker's claim: as `claimRunWithStart`, but only when it is the run's turn (no earlier run of
+ * its conversation is active), all in one statement; the start reads go along only when `ref` names
+ * the run's conversation, agent and version (its job carries them) and they are the claimed run's.
+ * Undefined when not claimed — gone, finished or not its turn (`getRunWithTurn` tells which).
+ *
+ * @example
+ * const claimed = await claimRunInTurn(db, { id: runId, tenantId, conversationId, agentId, agentVersion });
+ * if (!claimed) return explainWhy(await getRunWithTurn(db, { id: runId, tenantId }));
+ */
+export async function claimRunInTurn(db: Db, ref: ClaimRef): Promise<{ run: Run; start?: RunStartRows } | undefined> {
+  return withTenantScope(db, ref.tenantId, async (tx) => {
+    const claimed = claimStatement(tx, ref, true);
+    const { conversationId, agentId, agentVersion } = ref;
+    const reads =
+      conversationId && agentId && agentVersion !== undefined
+        ? readRunStart(tx, { ...ref, conversationId, agentId, agentVersion })
+        : undefined;
+    const [[run], rows] = await Promise.all([claimed, reads]);
+    if (!run) return undefined;
+    const matches =
+      run.conversationId === conversationId && run.agentId === agentId && run.agentVersion === agentVersion;
+    return rows && matches ? { run, start: rows } : { run };
   });
 }
 
