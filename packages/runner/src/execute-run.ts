@@ -435,24 +435,27 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     // conversation's next queued run in one transaction; the next run is queued only after the
     // final status is published.
     const notWritten = Symbol('not written');
-    const next = await withTenantScope(deps.db, run.tenantId, async (tx) => {
-      const [written] = await Promise.all([
-        finishRunFenced(tx, run, fence, {
-          status: outcome.status,
-          ...(outcome.error ? { error: outcome.error } : {}),
-          ...(put.update.steps ? { steps: put.update.steps } : {}),
-          ...(put.update.usage ? { usage: put.update.usage } : {}),
-          ...totals,
-        }),
-        insertRunMessages(tx, run, put.messages),
-        ...put.completions.map(({ toolCallId, result }) =>
-          completeToolCall(tx, { runId: run.id, tenantId: run.tenantId, toolCallId }, fence, result),
-        ),
-      ]);
-      // Stale or already final: the put-off writes roll back with the transaction.
-      if (!written) throw notWritten;
-      return { run: (await activeRuns(tx, run.tenantId, run.conversationId)).find((r) => r.status === 'queued') };
-    }).catch((error: unknown) => {
+    const write = () =>
+      withTenantScope(deps.db, run.tenantId, async (tx) => {
+        const [written] = await Promise.all([
+          finishRunFenced(tx, run, fence, {
+            status: outcome.status,
+            ...(outcome.error ? { error: outcome.error } : {}),
+            ...(put.update.steps ? { steps: put.update.steps } : {}),
+            ...(put.update.usage ? { usage: put.update.usage } : {}),
+            ...totals,
+          }),
+          insertRunMessages(tx, run, put.messages),
+          ...put.completions.map(({ toolCallId, result }) =>
+            completeToolCall(tx, { runId: run.id, tenantId: run.tenantId, toolCallId }, fence, result),
+          ),
+        ]);
+        // Stale or already final: the put-off writes roll back with the transaction.
+        if (!written) throw notWritten;
+        return { run: (await activeRuns(tx, run.tenantId, run.conversationId)).find((r) => r.status === 'queued') };
+      });
+    // The last checkpoint of the run rides in this transaction: traced as one.
+    const next = await (telemetry ? telemetry.traceCheckpoint(run, write) : write()).catch((error: unknown) => {
       if (error === notWritten) return undefined;
       throw error;
     });

@@ -1,22 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { type BusyPolicy, compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
+import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
 import {
-  type AgentVersion,
   type Conversation,
   conversationRunSummaries,
   createConversation,
-  createRunForMessage,
   type Db,
   deleteConversation,
   deleteRun,
   getAgentWithVersion,
   getConversation,
-  getConversationWithVersion,
   getRun,
   isId,
   listConversations,
   listMessages,
   listRunMessages,
+  type Run,
+  startRunForMessage,
   withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
@@ -252,51 +251,59 @@ export function conversationRoutes(deps: ApiDeps) {
     }),
   );
   app.post('/:id/messages', async (c) => {
-    const tenantId = c.var.tenant.id;
+    const { tenant, principal } = c.var;
     const id = c.req.param('id');
-    // The conversation with its agent's version to use in one statement (one transaction); the body
-    // is read after it, so an unknown conversation still answers 404 before a bad body.
-    const found = isId(id) ? await getConversationWithVersion(deps.db, tenantId, id) : undefined;
-    const conversation = assertConversationAllowed(c.var.principal, found?.conversation, id);
-    const version = found?.version;
-    const body = await readJson(c, NewMessage);
-    if (!version) throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
-    await assertDailyQuota(deps.db, c.var.tenant);
-    const { config, hash } = loadAgentConfig(version.config);
-    const compiled = compileAgent(config, hash);
-    // Fail before writing anything when the agent's model or secrets cannot be had.
-    const secrets = await openSecrets(deps.db, deps.secretBox, tenantId, compiled.requiredSecrets);
-    const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
-    resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
-    // A stream is taken before anything is written: at the cap the answer is 503 and no run exists.
-    const release = wantsStream(c.req.header('accept')) ? acquireStream(deps.streams) : undefined;
+    if (!isId(id)) assertConversationAllowed(principal, undefined, id);
+    // Buffered before the transaction (a slow upload holds no connection and no lock); parsed and
+    // checked inside it, after the conversation, so an unknown one still answers 404 before a bad body.
+    await c.req.arrayBuffer().catch(() => undefined);
+    const stream = wantsStream(c.req.header('accept'));
+    let release: (() => void) | undefined;
     try {
-      return await startRun(c, conversation.id, version, compiled.busyPolicy, body.content, release);
+      // One transaction: the conversation with its agent's version, the lock and the active runs in
+      // one round trip, the checks, then the writes.
+      const { run, interrupted } = await startRunForMessage(
+        deps.db,
+        { tenantId: tenant.id, conversationId: id, traceId: randomBytes(16).toString('hex') },
+        async (found, tx) => {
+          assertConversationAllowed(principal, found?.conversation, id);
+          const body = await readJson(c, NewMessage);
+          const version = found?.version;
+          if (!version) {
+            throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
+          }
+          await assertDailyQuota(tx, tenant);
+          const { config, hash } = loadAgentConfig(version.config);
+          const compiled = compileAgent(config, hash);
+          // Fail before writing anything when the agent's model or secrets cannot be had.
+          const secrets = await openSecrets(tx, deps.secretBox, tenant.id, compiled.requiredSecrets);
+          const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
+          resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
+          // A stream is taken before anything is written: at the cap the answer is 503 and no run exists.
+          release = stream ? acquireStream(deps.streams) : undefined;
+          return {
+            agentId: version.agentId,
+            agentVersion: version.version,
+            policy: compiled.busyPolicy,
+            message: { role: 'user', content: [{ type: 'text', text: body.content }] },
+          };
+        },
+      );
+      return await startRun(c, run, interrupted, release);
     } catch (error) {
       release?.();
       throw error;
     }
   });
 
-  /** Writes the message and its run, queues it, and answers as the caller asked (stream, 202 or wait). */
+  /** Queues the run its message wrote, and answers as the caller asked (stream, 202 or wait). */
   async function startRun(
     c: Context<{ Variables: AuthVariables }>,
-    conversationId: string,
-    version: AgentVersion,
-    policy: BusyPolicy,
-    content: string,
+    run: Run,
+    interrupted: Run[],
     release: (() => void) | undefined,
   ): Promise<Response> {
     const tenantId = c.var.tenant.id;
-    const { run, interrupted } = await createRunForMessage(deps.db, {
-      tenantId,
-      conversationId,
-      agentId: version.agentId,
-      agentVersion: version.version,
-      traceId: randomBytes(16).toString('hex'),
-      message: { role: 'user', content: [{ type: 'text', text: content }] },
-      policy,
-    });
     for (const active of interrupted) await deps.control.cancel(active.id).catch(() => {});
     try {
       await deps.queue.enqueue(run.id, runJobData(run));

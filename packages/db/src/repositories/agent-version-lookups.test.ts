@@ -1,13 +1,16 @@
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type AgentVersion,
   addAgentVersion,
+  type Conversation,
   createAgent,
   createConversation,
   createTenantWithKey,
+  type Db,
   getAgentWithVersion,
-  getConversationWithVersion,
   newId,
+  startRunForMessage,
   withTenantScope,
 } from '../index.ts';
 
@@ -17,6 +20,19 @@ describe.each(testDatabaseKinds())('agent and version in one statement on %s', (
     database = await createTestDatabase(kind);
   });
   afterAll(() => database?.destroy());
+
+  /** What a message POST finds: the conversation with its version (`startRunForMessage`'s lookup), writing nothing. */
+  async function getConversationWithVersion(db: Db, tenantId: string, conversationId: string) {
+    const nothing = new Error('look only');
+    let seen: unknown;
+    await expect(
+      startRunForMessage(db, { tenantId, conversationId, traceId: 't' }, async (found) => {
+        seen = found;
+        throw nothing;
+      }),
+    ).rejects.toBe(nothing);
+    return seen as { conversation: Conversation; version: AgentVersion | undefined } | undefined;
+  }
 
   let seq = 0;
   async function tenant() {

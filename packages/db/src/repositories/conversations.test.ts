@@ -8,6 +8,7 @@ import {
   getRun,
   listMessages,
   newId,
+  startRunForMessage,
   withTenantScope,
 } from '../index.ts';
 import { runs } from '../schema.ts';
@@ -105,6 +106,43 @@ describe.each(testDatabaseKinds())('messages and their runs on %s', (kind) => {
     await expect(mine.send('hi', 'enqueue', newId())).rejects.toMatchObject({ code: 'conversation_not_found' });
     expect(await theirs.runsOf()).toHaveLength(0);
     expect(await listMessages(database.db, theirs.tenant.id, theirs.conv.id)).toHaveLength(0);
+  });
+
+  it('looks the conversation up, decides and writes in one transaction (startRunForMessage)', async () => {
+    const { tenant, conv, runsOf } = await conversation();
+    const start = (conversationId: string, decide: Parameters<typeof startRunForMessage>[2]) =>
+      startRunForMessage(database.db, { tenantId: tenant.id, conversationId, traceId: 'trace' }, decide);
+    const plan = (policy: BusyPolicy) => async (found: Parameters<Parameters<typeof startRunForMessage>[2]>[0]) => ({
+      agentId: found!.version!.agentId,
+      agentVersion: found!.version!.version,
+      policy,
+      message: { role: 'user' as const, content: text('hello') },
+    });
+    // A decision that throws writes nothing (the lock it took is released with the rollback).
+    await expect(
+      start(conv.id, async (found) => {
+        expect(found?.conversation.id).toBe(conv.id);
+        expect(found?.version?.version).toBe(1);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(await runsOf()).toHaveLength(0);
+    // An unknown conversation is a 404 even when the decision lets it through.
+    await expect(
+      start(newId(), async (found) => ({
+        agentId: conv.agentId,
+        agentVersion: 1,
+        policy: 'enqueue',
+        message: { role: 'user', content: text(String(found)) },
+      })),
+    ).rejects.toMatchObject({ code: 'conversation_not_found' });
+    const first = await start(conv.id, plan('enqueue'));
+    expect(first.run).toMatchObject({ status: 'queued', inputMessageId: first.message?.id, agentVersion: 1 });
+    expect(first.plan.policy).toBe('enqueue');
+    // The active run is seen under the lock: reject answers 409, and nothing more is written.
+    await expect(start(conv.id, plan('reject'))).rejects.toMatchObject({ code: 'conversation_busy' });
+    expect((await listMessages(database.db, tenant.id, conv.id)).map((m) => m.content)).toEqual([text('hello')]);
+    expect(await runsOf()).toHaveLength(1);
   });
 
   it('serialises messages sent at once: one joins the transcript, the others wait on their runs', async () => {

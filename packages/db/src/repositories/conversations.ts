@@ -46,20 +46,11 @@ export async function getConversation(db: Db, tenantId: string, id: string): Pro
 /**
  * A conversation with the agent version its next run uses (the pinned one, else the agent's
  * published one), in one statement (left joins) instead of one query each for the conversation,
- * its agent and the version. Undefined when the conversation is not the tenant's; `version`
- * undefined when the agent has no such version (or is gone).
- *
- * @example
- * const found = await getConversationWithVersion(db, tenantId, conversationId);
- * if (!found) throw errors.notFound('conversation', conversationId);
- * if (!found.version) throw errors.conflict('agent_not_published', '…');
+ * its agent and the version. No row when the conversation is not the tenant's; `version` null when
+ * the agent has no such version (or is gone).
  */
-export async function getConversationWithVersion(
-  db: Db,
-  tenantId: string,
-  id: string,
-): Promise<{ conversation: Conversation; version: AgentVersion | undefined } | undefined> {
-  const [row] = await withTenantScope(db, tenantId, (tx) =>
+function conversationWithVersionQuery(tx: Tx, tenantId: string, id: string) {
+  return (
     tx
       .select({ conversation: conversations, version: agentVersions })
       .from(conversations)
@@ -73,9 +64,8 @@ export async function getConversationWithVersion(
           eq(agentVersions.version, sql`coalesce(${conversations.agentVersion}, ${agents.publishedVersion})`),
         ),
       )
-      .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId))),
+      .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId)))
   );
-  return row ? { conversation: row.conversation, version: row.version ?? undefined } : undefined;
 }
 
 /** Deletes the conversation with its messages and runs; false when it was not the tenant's. */
@@ -151,74 +141,128 @@ export async function createRunForMessage(
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
   const { tenantId, conversationId } = input;
   return withTenantScope(db, tenantId, async (tx) => {
-    // The lock that serialises a conversation's messages, and the `updated_at` write in one
-    // statement (`now()` is the transaction's start either way). The active runs are read by the
-    // next statement, sent with it and run after it: a fresh snapshot taken once the lock is held,
-    // so it sees the run of any transaction that held the lock before.
-    const locked = tx
-      .update(conversations)
-      .set({ updatedAt: sql`now()` })
-      .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)))
-      .returning({ id: conversations.id })
-      .execute();
-    const [[conversation], active] = await Promise.all([locked, activeRuns(tx, tenantId, conversationId)]);
+    const [conversation, active] = await lockConversation(tx, tenantId, conversationId);
     if (!conversation) throw errors.notFound('conversation', conversationId);
-    if (active.length > 0 && input.policy === 'reject') {
-      throw errors.conflict(
-        'conversation_busy',
-        'This conversation is still answering the previous message; try again when it is done',
-      );
-    }
-    const interrupted = input.policy === 'interrupt' ? active : [];
-    const runId = newId();
-    // The message's id is made here, so the run can point at it without waiting for the insert.
-    const messageId = active.length === 0 ? newId() : undefined;
-    const [stored, [run]] = await Promise.all([
-      messageId
-        ? tx
-            .insert(messages)
-            .values({
-              id: messageId,
-              tenantId,
-              conversationId,
-              runId,
-              seq: seqAfterLast(conversationId, 1),
-              role: input.message.role,
-              content: input.message.content,
-            })
-            .returning()
-            .execute()
-        : [],
-      tx
-        .insert(runs)
-        .values({
-          id: runId,
-          tenantId,
-          conversationId,
-          agentId: input.agentId,
-          agentVersion: input.agentVersion,
-          traceId: input.traceId,
-          inputMessageId: messageId ?? null,
-          pendingInput: messageId ? null : input.message.content,
-        })
-        .returning()
-        .execute(),
-      interrupted.length > 0
-        ? tx
-            .update(runs)
-            .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
-            .where(
-              inArray(
-                runs.id,
-                interrupted.map((r) => r.id),
-              ),
-            )
-            .execute()
-        : undefined,
-    ]);
-    const message = stored[0];
-    return { run: run!, ...(message ? { message } : {}), interrupted };
+    return writeRun(tx, { ...input, active });
   });
+}
+
+/** What a message's run is: decided from the conversation and its agent version. */
+export interface RunPlan {
+  agentId: string;
+  agentVersion: number;
+  message: Message;
+  policy: BusyPolicy;
+}
+
+/**
+ * `createRunForMessage` for a caller that still has to look the conversation up: its agent version
+ * is read in the same round trip as the lock and the active runs, `decide` checks what it found
+ * (throwing to write nothing) and says what the run is, then the writes go — one transaction and
+ * two round trips on Postgres for the whole message POST. `decide` runs inside the transaction
+ * (it may read with `tx`) while the conversation is locked: keep it to checks, no waiting on clients.
+ *
+ * @example
+ * const { run } = await startRunForMessage(db, { tenantId, conversationId, traceId }, async (found) => {
+ *   if (!found?.version) throw errors.notFound('conversation', conversationId);
+ *   return { agentId: found.version.agentId, agentVersion: found.version.version, message, policy: 'enqueue' };
+ * });
+ */
+export async function startRunForMessage<P extends RunPlan>(
+  db: Db,
+  input: { tenantId: string; conversationId: string; traceId: string },
+  decide: (found: { conversation: Conversation; version: AgentVersion | undefined } | undefined, tx: Tx) => Promise<P>,
+): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[]; plan: P }> {
+  const { tenantId, conversationId } = input;
+  return withTenantScope(db, tenantId, async (tx) => {
+    // The lookup goes first, the lock and the active runs right behind it (one round trip).
+    const lookup = conversationWithVersionQuery(tx, tenantId, conversationId).execute();
+    const [[row], [locked, active]] = await Promise.all([lookup, lockConversation(tx, tenantId, conversationId)]);
+    const found = row && locked ? { conversation: row.conversation, version: row.version ?? undefined } : undefined;
+    const plan = await decide(found, tx);
+    if (!found) throw errors.notFound('conversation', conversationId);
+    return { ...(await writeRun(tx, { ...input, ...plan, active })), plan };
+  });
+}
+
+/**
+ * The lock that serialises a conversation's messages, and the `updated_at` write in one statement
+ * (`now()` is the transaction's start either way), then the active runs, read by the next
+ * statement, sent with it and run after it: a fresh snapshot taken once the lock is held, so it
+ * sees the run of any transaction that held the lock before.
+ */
+async function lockConversation(tx: Tx, tenantId: string, conversationId: string) {
+  const locked = tx
+    .update(conversations)
+    .set({ updatedAt: sql`now()` })
+    .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)))
+    .returning({ id: conversations.id })
+    .execute();
+  const [[conversation], active] = await Promise.all([locked, activeRuns(tx, tenantId, conversationId)]);
+  return [conversation, active] as const;
+}
+
+/** The run's writes once the conversation is locked: its user message (or kept input), the run, interruptions. */
+async function writeRun(
+  tx: Tx,
+  input: RunPlan & { tenantId: string; conversationId: string; traceId: string; active: Run[] },
+): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
+  const { tenantId, conversationId, active } = input;
+  if (active.length > 0 && input.policy === 'reject') {
+    throw errors.conflict(
+      'conversation_busy',
+      'This conversation is still answering the previous message; try again when it is done',
+    );
+  }
+  const interrupted = input.policy === 'interrupt' ? active : [];
+  const runId = newId();
+  // The message's id is made here, so the run can point at it without waiting for the insert.
+  const messageId = active.length === 0 ? newId() : undefined;
+  const [stored, [run]] = await Promise.all([
+    messageId
+      ? tx
+          .insert(messages)
+          .values({
+            id: messageId,
+            tenantId,
+            conversationId,
+            runId,
+            seq: seqAfterLast(conversationId, 1),
+            role: input.message.role,
+            content: input.message.content,
+          })
+          .returning()
+          .execute()
+      : [],
+    tx
+      .insert(runs)
+      .values({
+        id: runId,
+        tenantId,
+        conversationId,
+        agentId: input.agentId,
+        agentVersion: input.agentVersion,
+        traceId: input.traceId,
+        inputMessageId: messageId ?? null,
+        pendingInput: messageId ? null : input.message.content,
+      })
+      .returning()
+      .execute(),
+    interrupted.length > 0
+      ? tx
+          .update(runs)
+          .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, now())` })
+          .where(
+            inArray(
+              runs.id,
+              interrupted.map((r) => r.id),
+            ),
+          )
+          .execute()
+      : undefined,
+  ]);
+  const message = stored[0];
+  return { run: run!, ...(message ? { message } : {}), interrupted };
 }
 
 /** Appends messages produced by a run, and applies a run update, in one transaction (a checkpoint). */
