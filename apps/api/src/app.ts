@@ -99,7 +99,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   v1.route('/auth', authRoutes(deps)); // before tenantScoped: signing in needs no tenant
   v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
-  tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox));
+  tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox, { cache: deps.apiKeyCache }));
   tenantScoped.use('*', rateLimit(deps.rateLimit));
   tenantScoped.use('*', idempotency(deps.db));
   tenantScoped.route('/agents', agentRoutes(deps));

@@ -31,6 +31,11 @@ export interface ApiConfig {
   databaseUrl?: string;
   /** DATABASE_PREPARED_STATEMENTS (default true): false behind PgBouncer in transaction mode before 1.21. */
   databasePreparedStatements: boolean;
+  /**
+   * API_KEY_CACHE_TTL_MS (default 60 s; 0 = no cache): how long a key lookup is remembered at most.
+   * Revocations do not wait for it: database notifications drop a changed tenant's entries at once.
+   */
+  apiKeyCacheTtlMs: number;
   redisUrl?: string;
   queuePrefix: string;
   platformAdminToken?: string;
@@ -95,6 +100,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     dataDir: resolve(envString(env, 'DATA_DIR') ?? '.data'),
     ...(databaseUrl ? { databaseUrl } : {}),
     databasePreparedStatements: envBoolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    apiKeyCacheTtlMs: envInt(env, 'API_KEY_CACHE_TTL_MS', 60_000, [0, 3_600_000]),
     ...(redisUrl ? { redisUrl } : {}),
     queuePrefix: envString(env, 'QUEUE_PREFIX') ?? 'agentry',
     ...(token ? { platformAdminToken: token } : {}),

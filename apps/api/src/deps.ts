@@ -6,12 +6,15 @@ import type { ModelProviderSettings, StdioServerDefinitions } from '@agentry/run
 import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ApiKeyCache } from './http/api-key-cache.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
 export interface ApiDeps {
   db: Db;
   pingDatabase(): Promise<void>;
+  /** Remembers key lookups (`API_KEY_CACHE_TTL_MS`), kept exact by auth-change notifications; absent = none. */
+  apiKeyCache?: ApiKeyCache;
   queue: JobQueue;
   events: RunEventBus;
   control: RunControl;

@@ -38,6 +38,7 @@ import pino, { type Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
+import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
 
 export interface RunningPlatform {
@@ -48,6 +49,8 @@ export interface RunningPlatform {
   logger: Logger;
   /** The HTTP app (its `routes` are what `/openapi.json` must cover). */
   app: Hono;
+  /** Absent when `API_KEY_CACHE_TTL_MS` is 0 or notifications cannot reach the process. */
+  apiKeyCache?: ApiKeyCache;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,15 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       ? { kind: 'postgres', url: config.databaseUrl, preparedStatements: config.databasePreparedStatements }
       : { kind: 'pglite', dataDir: join(config.dataDir, 'pg') },
   );
+  // Listening before the first request: a change committed from here on reaches the cache. Where
+  // notifications cannot reach the process (PgBouncer in transaction mode), every request asks.
+  const keyCache =
+    config.apiKeyCacheTtlMs > 0
+      ? await startApiKeyCache(database, { ttlMs: config.apiKeyCacheTtlMs }).catch((error: unknown) => {
+          logger.warn({ err: error }, 'API key cache off: auth change notifications do not reach this process');
+          return undefined;
+        })
+      : undefined;
   const bullOptions = config.redisUrl ? { redisUrl: config.redisUrl, prefix: config.queuePrefix } : undefined;
   const inProcess = bullOptions ? undefined : createInProcessQueue();
   const queue: JobQueue = bullOptions ? createBullQueue(bullOptions) : inProcess!;
@@ -141,6 +153,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     {
       db: database.db,
       pingDatabase: database.ping,
+      ...(keyCache ? { apiKeyCache: keyCache.cache } : {}),
       queue,
       events,
       control,
@@ -177,6 +190,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     events,
     logger,
     app,
+    ...(keyCache ? { apiKeyCache: keyCache.cache } : {}),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       stopSweeper?.();
@@ -187,6 +201,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       limiterRedis?.disconnect();
       await queue.close();
       await events.close();
+      await keyCache?.stop();
       await database.close();
       untrackQueue();
       untrackEvents();

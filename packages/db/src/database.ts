@@ -22,7 +22,20 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Listens to a NOTIFY channel until the returned function is called; resolves once listening.
+   * Postgres listens on a connection of its own, which can drop: `lost` says notifications may be
+   * missed from then on, `resumed` that it listens again (what was sent in between is unknown).
+   * PGlite is one in-process connection that never drops.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export interface ListenHandlers {
+  notify(payload: string): void;
+  lost?(): void;
+  resumed?(): void;
 }
 
 export type DatabaseOptions =
@@ -65,13 +78,96 @@ async function openPostgres(url: string, maxConnections = 10, preparedStatements
   // No relational schema: the repositories use the query builders only, and with a schema drizzle
   // builds a query helper per table for every transaction it opens.
   const db = drizzlePostgres(pipelinedPostgres(client, { preparedStatements })) as unknown as Db;
+  const listeners = new Set<() => Promise<void>>();
   return {
     db,
     kind: 'postgres',
     ping: async () => {
       await client`select 1`;
     },
-    close: () => client.end({ timeout: 5 }),
+    listen: async (channel, handlers) => {
+      const stop = await listenPostgres(url, channel, handlers);
+      const stopOnce = async () => {
+        if (listeners.delete(stopOnce)) await stop();
+      };
+      listeners.add(stopOnce);
+      return stopOnce;
+    },
+    close: async () => {
+      await Promise.all([...listeners].map((stop) => stop()));
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** Longest wait between attempts to listen again after the listening connection dropped. */
+const RELISTEN_MAX_DELAY_MS = 5_000;
+
+/**
+ * One connection of its own per channel, not postgres-js's `sql.listen`: that re-listens after a
+ * drop but never says it dropped, so a listener could not tell that notifications are being missed
+ * until it listens again. Here a drop is reported at once (`lost`) and retried with backoff until
+ * it listens again (`resumed`).
+ */
+async function listenPostgres(url: string, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+  let listening = false;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = 100;
+  const options = {
+    max: 1,
+    idle_timeout: null,
+    max_lifetime: null,
+    fetch_types: false,
+    onnotice: () => {},
+    connection: { role: APP_ROLE, application_name: `agentry-listen-${channel}` },
+    // Not in postgres-js's types, but its own `sql.listen` is built on this option.
+    onnotify: (name: string, payload: string) => {
+      if (name === channel) handlers.notify(payload);
+    },
+    onclose: () => {
+      if (stopped) return;
+      if (listening) {
+        listening = false;
+        handlers.lost?.();
+      }
+      relisten();
+    },
+  };
+  const client = postgres(url, options as unknown as postgres.Options<Record<string, never>>);
+  const listen = async () => {
+    await client`listen ${client(channel)}`;
+    if (stopped) return;
+    listening = true;
+    delay = 100;
+  };
+  const relisten = () => {
+    if (retry || stopped) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      listen().then(
+        () => {
+          if (!stopped) handlers.resumed?.();
+        },
+        () => {
+          delay = Math.min(delay * 2, RELISTEN_MAX_DELAY_MS);
+          relisten();
+        },
+      );
+    }, delay);
+  };
+  try {
+    await listen();
+  } catch (error) {
+    stopped = true;
+    clearTimeout(retry);
+    await client.end({ timeout: 1 });
+    throw error;
+  }
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client.end({ timeout: 5 });
   };
 }
 
@@ -109,6 +205,12 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     kind: 'pglite',
     ping: async () => {
       await client.query('select 1');
+    },
+    listen: async (channel, handlers) => {
+      const unlisten = await client.listen(channel, (payload) => handlers.notify(payload));
+      return async () => {
+        if (!client.closed) await unlisten();
+      };
     },
     close: () => client.close(),
   };

@@ -1,4 +1,12 @@
-export { type Database, type DatabaseOptions, type Db, migrationsFolder, openDatabase } from './database.ts';
+export { AUTH_CHANGES_CHANNEL, type AuthChangeHandlers, listenForAuthChanges } from './auth-changes.ts';
+export {
+  type Database,
+  type DatabaseOptions,
+  type Db,
+  type ListenHandlers,
+  migrationsFolder,
+  openDatabase,
+} from './database.ts';
 export { isId, newId } from './ids.ts';
 export * from './repositories/agents.ts';
 export * from './repositories/audit.ts';

@@ -3,6 +3,7 @@ import { type Db, findActiveApiKey, type Tenant, touchApiKey } from '@agentry/db
 import { AppError, errors } from '@agentry/errors';
 import type { SecretBox } from '@agentry/secrets';
 import type { MiddlewareHandler } from 'hono';
+import type { ApiKeyCache } from './api-key-cache.ts';
 import { verifyEndUser } from './end-user.ts';
 import { requestOrigin } from './request-origin.ts';
 import { hasScope, originAllowed, publishableMayCall, scopeFor } from './scopes.ts';
@@ -70,15 +71,25 @@ const TOUCH_INTERVAL_MS = 60_000;
  * scope; a publishable key may only chat, only from its allowed origins. Sets `tenant` and
  * `principal` on the context. Without an `Authorization` header, a dashboard session cookie is
  * accepted instead (see `authenticateSession`: tenant from `X-Agentry-Tenant`, role, CSRF).
+ * With `options.cache`, keys are looked up through it (no database transaction when cached).
+ *
+ * @example
+ * tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox, { cache: deps.apiKeyCache }));
  */
-export function requireTenantKey(db: Db, secretBox?: SecretBox): MiddlewareHandler<{ Variables: AuthVariables }> {
+export function requireTenantKey(
+  db: Db,
+  secretBox?: SecretBox,
+  options: { cache?: ApiKeyCache | undefined } = {},
+): MiddlewareHandler<{ Variables: AuthVariables }> {
   const lastTouched = new Map<string, number>();
   const sessions = authenticateSession(db);
+  const { cache } = options;
+  const findKey = cache ? (hash: string) => cache.find(hash) : (hash: string) => findActiveApiKey(db, hash);
   return async (c, next) => {
     const key = bearer(c.req.header('authorization'));
     if (!key && c.req.header('authorization') === undefined && (await sessions(c))) return next();
     if (!key) throw errors.unauthorized('Send your API key as `Authorization: Bearer sk_…`');
-    const found = await findActiveApiKey(db, hashKey(key));
+    const found = await findKey(hashKey(key));
     if (!found) throw errors.unauthorized('The API key is not valid, or it was revoked');
     const { method, path } = c.req;
     if (found.key.kind === 'publishable') {

@@ -177,6 +177,8 @@ export function apiKeyRoutes(deps: ApiDeps) {
     const id = c.req.param('id');
     const revoked = isId(id) ? await revokeApiKey(deps.db, c.var.tenant.id, id) : undefined;
     if (!revoked) throw errors.notFound('api_key', id);
+    // This process stops accepting it now; the others when the change's notification reaches them.
+    deps.apiKeyCache?.invalidateTenant(c.var.tenant.id);
     await audit(deps.db, c, 'api_key.revoked', { type: 'api_key', id: revoked.id }, { prefix: revoked.prefix });
     return c.json(keyView(revoked));
   });

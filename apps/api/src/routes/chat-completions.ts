@@ -18,6 +18,7 @@ import {
 } from '@agentry/db';
 import { AppError, toAppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
+import { runJobData } from '@agentry/queue';
 import { openSecrets, resolveModel } from '@agentry/runner';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -221,7 +222,7 @@ async function startRun(
       message: { role: 'user', content: [{ type: 'text', text: input }] },
       policy: compiled.busyPolicy,
     });
-    await deps.queue.enqueue(run.id, { runId: run.id, tenantId });
+    await deps.queue.enqueue(run.id, runJobData(run));
     return { run, conversationId: conversation.id };
   } catch (error) {
     await deleteConversation(deps.db, tenantId, conversation.id);
@@ -420,7 +421,10 @@ export function chatCompletionRoutes(deps: ApiDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
   app.onError((error, c) => openAiErrorResponse(deps, c, error));
   // The same key check, rate limit and daily quota as the tenant-scoped routes, inside this app's onError.
-  const guards = [requireTenantKey(deps.db), rateLimit(deps.rateLimit)] as const;
+  const guards = [
+    requireTenantKey(deps.db, undefined, { cache: deps.apiKeyCache }),
+    rateLimit(deps.rateLimit),
+  ] as const;
   app.use('/chat/completions', ...guards);
   app.use('/models', ...guards);
 

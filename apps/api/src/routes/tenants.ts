@@ -142,6 +142,8 @@ export function tenantRoutes(deps: ApiDeps) {
       ...(body.daily_token_limit !== undefined ? { dailyTokenLimit: body.daily_token_limit } : {}),
       ...(body.requests_per_minute !== undefined ? { requestsPerMinute: body.requests_per_minute } : {}),
     });
+    // This process sees the change now; the others when the change's notification reaches them.
+    deps.apiKeyCache?.invalidateTenant(tenant.id);
     await audit(deps.db, c, 'tenant.updated', { type: 'tenant', id: tenant.id }, body);
     return c.json(tenantView(updated!));
   });
@@ -161,6 +163,7 @@ export function tenantRoutes(deps: ApiDeps) {
   app.delete('/:id', async (c) => {
     const tenant = await load(c.req.param('id'));
     await deleteTenant(deps.db, tenant.id);
+    deps.apiKeyCache?.invalidateTenant(tenant.id);
     return c.body(null, 204);
   });
   return app;
