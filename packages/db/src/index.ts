@@ -25,4 +25,4 @@ export * from './repositories/users.ts';
 export * from './repositories/webhook-deliveries.ts';
 export { APP_ROLE } from './row-level-security.ts';
 export * from './schema.ts';
-export { type Tx, withSystemScope, withTenantScope } from './tenant-scope.ts';
+export { type CommitAhead, type Tx, withSystemScope, withTenantScope } from './tenant-scope.ts';

@@ -102,6 +102,56 @@ describe.skipIf(!postgresAvailable)('pipelined statements and transactions on po
     expect(await scratchRows()).toEqual([1, 4, 5, 7]);
   });
 
+  const committedAhead = async () => (await scratchRows()).filter((n) => n >= 20);
+
+  it('sends COMMIT ahead: statements issued by promise callbacks before it still go inside the transaction', async () => {
+    await withTenantScope(single.db, tenantId, async (tx, commitAhead) => {
+      const first = tx.execute(sql`insert into scratch values (${20})`).execute();
+      // Issued a few microtasks later (a lazily awaited query), still before the COMMIT.
+      const second = Promise.resolve().then(() => tx.execute(sql`insert into scratch values (${21})`));
+      commitAhead();
+      await Promise.all([first, second]);
+    });
+    expect(await committedAhead()).toEqual([20, 21]);
+  });
+
+  it('rolls back a transaction sent with its COMMIT when the database refuses one of its statements', async () => {
+    const failure = await withTenantScope(single.db, tenantId, async (tx, commitAhead) => {
+      const written = Promise.all([
+        tx.execute(sql`insert into scratch values (${22})`).execute(),
+        tx.execute(sql`select agentry_assert(false, 'not this time')`).execute(),
+      ]);
+      commitAhead();
+      await written;
+    }).catch((error: unknown) => error);
+    expect((failure as { cause?: unknown }).cause).toMatchObject({ code: 'AG001', message: 'not this time' });
+    expect(await committedAhead()).toEqual([20, 21]);
+  });
+
+  it('refuses a statement issued after the COMMIT was sent (what went before is committed)', async () => {
+    const failure = await withTenantScope(single.db, tenantId, async (tx, commitAhead) => {
+      const first = tx.execute(sql`insert into scratch values (${23})`).execute();
+      commitAhead();
+      await first;
+      await tx.execute(sql`insert into scratch values (${24})`);
+    }).catch((error: unknown) => error);
+    expect(String((failure as { cause?: unknown }).cause)).toMatch(/after its transaction’s COMMIT was sent ahead/);
+    expect(await committedAhead()).toEqual([20, 21, 23]);
+  });
+
+  it('rolls back when the work fails before its COMMIT leaves', async () => {
+    await expect(
+      withTenantScope(single.db, tenantId, async (tx, commitAhead) => {
+        tx.execute(sql`insert into scratch values (${25})`)
+          .execute()
+          .catch(() => {});
+        commitAhead();
+        throw new Error('failed at once');
+      }),
+    ).rejects.toThrow('failed at once');
+    expect(await committedAhead()).toEqual([20, 21, 23]);
+  });
+
   it('keeps statements unnamed when prepared statements are off (PgBouncer in transaction mode)', async () => {
     const unnamed = await openDatabase({
       kind: 'postgres',

@@ -4,6 +4,26 @@ type Unsafe = Sql['unsafe'];
 type Work = (tx: Sql) => unknown;
 
 /**
+ * The property of a pipelined transaction client that controls its COMMIT sent ahead (see
+ * `transactionClient`); `CommitAhead` in tenant-scope.ts is the way to reach it.
+ */
+export const COMMIT_AHEAD: unique symbol = Symbol('commit ahead');
+
+/** What `COMMIT_AHEAD` gives: `request` the COMMIT ahead; `cancel` it while it has not left (the work failed). */
+export interface CommitAheadControl {
+  request(): void;
+  cancel(): void;
+}
+
+/** A transaction's COMMIT when it is sent ahead of the work's end. */
+interface CommitAhead {
+  /** Set while the COMMIT waits for the statements issued in the same turn of the event loop. */
+  timer?: NodeJS.Immediate;
+  /** The COMMIT, once handed to the driver; nothing may follow it. */
+  sent?: PromiseLike<{ command: string }>;
+}
+
+/**
  * The postgres-js client as drizzle gets it, tuned for round trips (each costs a socket write and
  * a wake-up of the Postgres backend):
  *
@@ -16,6 +36,10 @@ type Work = (tx: Sql) => unknown;
  * - **Transactions whose BEGIN travels with their first statements.** postgres-js waits for
  *   BEGIN's reply before running the transaction's work; here the transaction runs on a reserved
  *   connection and BEGIN is only handed over first, so it shares a write with what follows.
+ * - **COMMIT sent ahead, on request** (`COMMIT_AHEAD`): behind the last statements, without
+ *   waiting for their results, so a transaction that needs nothing it reads to decide what to
+ *   write takes one round trip. A failing statement aborts the transaction and Postgres answers
+ *   that COMMIT with ROLLBACK; checks must therefore be made by the database (`agentry_assert`).
  *
  * `preparedStatements: false` keeps statements unnamed, for poolers that cannot carry them across
  * transactions (PgBouncer in transaction mode before 1.21).
@@ -50,21 +74,29 @@ function preparedUnsafe(unsafe: Unsafe): Unsafe {
 async function begin(pool: Sql, unsafe: (target: Sql) => Unsafe, first: unknown, second?: unknown): Promise<unknown> {
   const [options, work] = typeof first === 'function' ? ['', first as Work] : [String(first), second as Work];
   const connection = await pool.reserve();
+  const ahead: CommitAhead = {};
   try {
     const begun = connection.unsafe(`begin ${options.replace(/[^a-z ]/gi, '')}`).execute();
     // Awaited after the work; a failure is then already known and must not go unhandled meanwhile.
     begun.catch(() => {});
     let result: unknown;
     try {
-      result = await work(transactionClient(connection, unsafe));
+      result = await work(transactionClient(connection, unsafe, ahead));
       await begun;
     } catch (error) {
-      await connection.unsafe('rollback').catch(() => {});
+      if (ahead.timer) clearImmediate(ahead.timer);
+      // A COMMIT sent ahead already ends the transaction: rolled back if a statement failed.
+      if (ahead.sent) await Promise.resolve(ahead.sent).catch(() => {});
+      else await connection.unsafe('rollback').catch(() => {});
       throw error;
+    }
+    if (ahead.timer) {
+      clearImmediate(ahead.timer);
+      ahead.timer = undefined;
     }
     // A statement that failed unnoticed (nobody awaited it) aborted the transaction: Postgres then
     // answers COMMIT with ROLLBACK instead of an error.
-    const committed = await connection.unsafe('commit');
+    const committed = await (ahead.sent ?? connection.unsafe('commit'));
     if (committed.command === 'ROLLBACK')
       throw new Error('The transaction was rolled back: one of its statements failed');
     return result;
@@ -73,12 +105,40 @@ async function begin(pool: Sql, unsafe: (target: Sql) => Unsafe, first: unknown,
   }
 }
 
-/** The reserved connection as a transaction, with savepoints for nested work. */
-function transactionClient(connection: ReservedSql, unsafe: (target: Sql) => Unsafe): Sql {
+/**
+ * The reserved connection as a transaction, with savepoints for nested work and `COMMIT_AHEAD`.
+ * A COMMIT requested ahead waits for the end of the current turn of the event loop (statements
+ * issued by promise callbacks in the meantime still go before it); a statement issued after it is
+ * a bug and throws.
+ */
+function transactionClient(connection: ReservedSql, unsafe: (target: Sql) => Unsafe, ahead: CommitAhead): Sql {
   let savepoints = 0;
+  const guarded = (target: Sql): Unsafe => {
+    const inner = unsafe(target);
+    return ((...args: Parameters<Unsafe>) => {
+      if (ahead.sent) throw new Error('A statement was issued after its transaction’s COMMIT was sent ahead');
+      return inner(...args);
+    }) as Unsafe;
+  };
+  const commitAhead: CommitAheadControl = {
+    request() {
+      if (ahead.timer || ahead.sent) return;
+      ahead.timer = setImmediate(() => {
+        ahead.timer = undefined;
+        const sent = connection.unsafe('commit').execute();
+        Promise.resolve(sent).catch(() => {});
+        ahead.sent = sent as PromiseLike<{ command: string }>;
+      });
+    },
+    cancel() {
+      if (ahead.timer) clearImmediate(ahead.timer);
+      ahead.timer = undefined;
+    },
+  };
   const client: Sql = new Proxy(connection as unknown as Sql, {
     get(target, property, receiver) {
-      if (property === 'unsafe') return unsafe(target);
+      if (property === 'unsafe') return guarded(target);
+      if (property === COMMIT_AHEAD) return commitAhead;
       if (property === 'savepoint') {
         return async (first: unknown, second?: unknown) => {
           const work = (typeof first === 'function' ? first : second) as Work;

@@ -2,9 +2,31 @@ import { AppError } from '@agentry/errors';
 import { sql } from 'drizzle-orm';
 import type { Db } from './database.ts';
 import { isId } from './ids.ts';
+import { COMMIT_AHEAD, type CommitAheadControl } from './postgres-pipelining.ts';
 
 /** A transaction of `Db`; usable wherever a `Db` is expected. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/**
+ * The second argument of a scoped transaction's work: sends the transaction's COMMIT right behind
+ * the statements the work has issued — those issued before the current turn of the event loop
+ * ends — without waiting for their results, so the rest of the transaction takes one round trip
+ * on Postgres. For work that decides nothing more from what these statements return: every check
+ * must be one the database makes (a failing statement, e.g. `agentry_assert`, rolls the whole
+ * transaction back; a check made here afterwards could not), and the work issues nothing after
+ * (that throws). A no-op when the work runs in a caller's transaction (the caller commits) and
+ * without a pipelining driver (PGlite commits when the work ends, as usual).
+ *
+ * @example
+ * await withTenantScope(db, tenantId, async (tx, commitAhead) => {
+ *   const written = Promise.all([fencedUpdate.execute(), insert.execute()]);
+ *   commitAhead();
+ *   await written;
+ * });
+ */
+export type CommitAhead = () => void;
+
+const noCommitAhead: CommitAhead = () => {};
 
 type Scope = { kind: 'tenant'; tenantId: string } | { kind: 'system'; reason: string };
 
@@ -27,17 +49,21 @@ function scopeError(message: string): AppError {
  *   tx.select().from(agents).where(eq(agents.id, agentId)),
  * );
  */
-export async function withTenantScope<T>(db: Db, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withTenantScope<T>(
+  db: Db,
+  tenantId: string,
+  work: (tx: Tx, commitAhead: CommitAhead) => Promise<T>,
+): Promise<T> {
   if (!isId(tenantId)) throw scopeError(`A tenant scope needs a tenant id (uuid), got ${JSON.stringify(tenantId)}`);
   const outer = scopes.get(db);
   if (outer?.kind === 'tenant') {
     if (outer.tenantId !== tenantId) {
       throw scopeError(`A transaction scoped to tenant ${outer.tenantId} cannot work on tenant ${tenantId}`);
     }
-    return work(db as Tx);
+    return work(db as Tx, noCommitAhead);
   }
   // A system transaction already sees every tenant; the repositories still filter by tenant id.
-  if (outer?.kind === 'system') return work(db as Tx);
+  if (outer?.kind === 'system') return work(db as Tx, noCommitAhead);
   return db.transaction((tx) => scoped(tx, { kind: 'tenant', tenantId }, work));
 }
 
@@ -51,24 +77,30 @@ export async function withTenantScope<T>(db: Db, tenantId: string, work: (tx: Tx
  * @example
  * const stale = await withSystemScope(db, 'stuck-run sweeper', (tx) => tx.select().from(runs));
  */
-export async function withSystemScope<T>(db: Db, reason: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withSystemScope<T>(
+  db: Db,
+  reason: string,
+  work: (tx: Tx, commitAhead: CommitAhead) => Promise<T>,
+): Promise<T> {
   const outer = scopes.get(db);
   if (outer?.kind === 'tenant') {
     throw scopeError(`A transaction scoped to tenant ${outer.tenantId} cannot widen to the system scope (${reason})`);
   }
-  if (outer?.kind === 'system') return work(db as Tx);
+  if (outer?.kind === 'system') return work(db as Tx, noCommitAhead);
   return db.transaction((tx) => scoped(tx, { kind: 'system', reason }, work));
 }
 
 /** Binds a new transaction to `scope`, then runs `work`; a failed binding is the error reported. */
-async function scoped<T>(tx: Tx, scope: Scope, work: (tx: Tx) => Promise<T>): Promise<T> {
+async function scoped<T>(tx: Tx, scope: Scope, work: (tx: Tx, commitAhead: CommitAhead) => Promise<T>): Promise<T> {
   const binding = await (scope.kind === 'tenant'
     ? bindScope(tx, 'app.tenant_id', scope.tenantId)
     : bindScope(tx, 'app.system', 'on'));
   scopes.set(tx, scope);
   try {
-    return await work(tx);
+    return await work(tx, () => pipelinedClient(tx)?.[COMMIT_AHEAD]?.request());
   } catch (error) {
+    // Failed before its COMMIT left (the usual case: in the turn it was requested): it must not leave.
+    pipelinedClient(tx)?.[COMMIT_AHEAD]?.cancel();
     // The statements after a failed binding fail only because the transaction is aborted.
     throw (await binding.failure) ?? error;
   }
@@ -78,6 +110,7 @@ async function scoped<T>(tx: Tx, scope: Scope, work: (tx: Tx) => Promise<T>): Pr
 interface PipelinedClient {
   unsafe(query: string, params: unknown[]): { execute(): PromiseLike<unknown> };
   savepoint: unknown;
+  [COMMIT_AHEAD]?: CommitAheadControl;
 }
 
 function pipelinedClient(tx: Tx): PipelinedClient | undefined {

@@ -178,28 +178,29 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   }
 
   /**
-   * Claims the run when it is its turn and, in the same transaction, reads and compiles what it
-   * starts from (one round trip for the claim and the reads on Postgres when the job names the
-   * run's conversation and agent version, one more for secrets when the agent needs some). A run
-   * to be cancelled gets the claim alone; one with a deferred message writes it (fenced by this
-   * claim) before the transcript is read again. Nothing here throws for a bad config or secret: the
-   * claim commits, and `setUpRun` throws later, for the failure to be written with its fence (a
-   * database error rolls the claim back with the reads, and the job is retried as for a failed
-   * claim). Undefined when the run is gone, finished or not its turn.
+   * Claims the run when it is its turn and, in the same transaction, reads what it starts from (one
+   * round trip on Postgres when the job names the run's conversation and agent version: the
+   * COMMIT travels with them); then compiles it, reading the secrets the agent needs (one more
+   * transaction when it needs some). A run to be cancelled gets the claim alone; one with a
+   * deferred message writes it (fenced by this claim) and reads the transcript again. Nothing here
+   * throws for a bad config or secret: `setUpRun` throws later, for the failure to be written with
+   * the claim's fence (a database error after the claim fails the job, which is retried; the next
+   * attempt claims the run again). Undefined when the run is gone, finished or not its turn.
    */
   async function claimWithStart(ref: ClaimRef): Promise<{ run: Run; start?: RunStart } | undefined> {
-    return withTenantScope(deps.db, ref.tenantId, async (tx) => {
-      const claimed = await claimRunInTurn(tx, ref);
-      if (!claimed) return undefined;
-      const { run } = claimed;
-      if (run.cancelRequestedAt) return { run };
-      let rows = claimed.start;
-      if (run.pendingInput || !rows) {
+    const claimed = await claimRunInTurn(deps.db, ref);
+    if (!claimed) return undefined;
+    const { run } = claimed;
+    if (run.cancelRequestedAt) return { run };
+    let rows = claimed.start;
+    if (run.pendingInput || !rows) {
+      rows = await withTenantScope(deps.db, run.tenantId, async (tx) => {
         // The deferred message goes into the transcript first; the reads travel right behind it.
-        [, rows] = await Promise.all([writePendingInput(tx, run, run.fence), readRunStart(tx, run)]);
-      }
-      return { run, start: await gatherRunStart(tx, run, rows, deps.secretBox) };
-    });
+        const [, read] = await Promise.all([writePendingInput(tx, run, run.fence), readRunStart(tx, run)]);
+        return read;
+      });
+    }
+    return { run, start: await gatherRunStart(deps.db, run, rows, deps.secretBox) };
   }
 
   async function attempt(job: Job, claimed: { run: Run; start?: RunStart }): Promise<void> {

@@ -38,8 +38,8 @@ export function contextWindowFor(provider: keyof typeof CONTEXT_WINDOW): number 
 /**
  * What a run's setup is made from, gathered in the transaction that claims the run: the rows, the
  * compiled agent (or why it could not be compiled) and the sealed secrets it needs. Gathering
- * never throws for a bad config or a missing secret, so the claim still commits and `setUpRun`'s
- * error is written with the claim's fence.
+ * never throws for a bad config or a missing secret: `setUpRun` throws, and its error is written
+ * with the claim's fence.
  */
 export interface RunStart {
   rows: RunStartRows;
@@ -48,11 +48,11 @@ export interface RunStart {
 }
 
 /**
- * Compiles the run's agent version and reads the sealed secrets it needs, in `db` (the claim's
- * transaction). A config that does not compile is kept as its error, for `setUpRun` to throw.
+ * Compiles the run's agent version and reads the sealed secrets it needs (none: no read). A config
+ * that does not compile is kept as its error, for `setUpRun` to throw.
  *
  * @example
- * const start = await gatherRunStart(tx, run, (await claimRunWithStart(tx, run))!.start, secretBox);
+ * const start = await gatherRunStart(db, run, (await claimRunInTurn(db, job))!.start!, secretBox);
  */
 export async function gatherRunStart(
   db: Db,

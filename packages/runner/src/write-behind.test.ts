@@ -117,23 +117,16 @@ describe.each(testDatabaseKinds())('an attempt’s write-behind buffer on %s', (
     const run = await startRun();
     const writes = createWriteBehind(db, run, run.fence);
     writes.defer({ messages: [say('model')] });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    // The first tool call's start carries the model's message, and its transaction fails late.
-    const first = writes.commit(async (tx) => {
-      await startToolCall(tx, call(run, 'a'), run.fence);
-      await gate;
-      throw new Error('the carrier failed');
-    });
+    // The first tool call's start carries the model's message, and the database refuses the
+    // transaction (a check under a fence that is not the attempt's: the whole of it rolls back).
+    const first = writes.commit((tx) => startToolCall(tx, call(run, 'a'), run.fence + 1));
     // The second call's start record commits on its own, but its call must not be sent: the model
     // message it answers is not in the transcript.
     const second = writes.commit((tx) => startToolCall(tx, call(run, 'b'), run.fence));
-    release();
-    await expect(first).rejects.toThrow('the carrier failed');
-    await expect(second).rejects.toThrow('the carrier failed');
+    await expect(first).rejects.toMatchObject({ code: 'stale_attempt' });
+    await expect(second).rejects.toMatchObject({ code: 'stale_attempt' });
     expect(await texts(run)).toEqual(['hi']);
+    expect((await toolCallRecords(db, run, ['a', 'b'])).map((r) => r.toolCallId)).toEqual(['b']);
   });
 
   it('resolves a commit without writes of its own once the earlier carrier committed', async () => {

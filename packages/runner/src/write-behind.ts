@@ -72,7 +72,7 @@ export function createWriteBehind(
     writes: DeferredWrites,
     work: ((tx: Tx, writes: DeferredWrites) => Promise<T>) | undefined,
   ): Promise<T | undefined> {
-    return withTenantScope(db, run.tenantId, async (tx) => {
+    return withTenantScope(db, run.tenantId, async (tx, commitAhead) => {
       const parts: Promise<unknown>[] = [];
       if (writes.messages.length > 0 || Object.keys(writes.update).length > 0) {
         parts.push(checkpointRun(tx, run, fence, writes.messages, writes.update));
@@ -80,7 +80,11 @@ export function createWriteBehind(
       for (const { toolCallId, result } of writes.completions) {
         parts.push(completeToolCall(tx, { runId: run.id, tenantId: run.tenantId, toolCallId }, fence, result));
       }
-      const [outcome] = await Promise.all([work?.(tx, writes), ...parts]);
+      const done = Promise.all([work?.(tx, writes), ...parts]);
+      // Every write here is fenced by the database and decides nothing from what it reads back:
+      // the COMMIT travels with them (one round trip).
+      commitAhead();
+      const [outcome] = await done;
       return outcome;
     });
   }

@@ -4,7 +4,7 @@ import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { agents, agentVersions, conversations, messages, runs } from '../schema.ts';
-import { type Tx, withTenantScope } from '../tenant-scope.ts';
+import { type CommitAhead, type Tx, withTenantScope } from '../tenant-scope.ts';
 import type { AgentVersion } from './agents.ts';
 import { type ConversationFilters, conversationFilterSql } from './conversation-filters.ts';
 import { seqAfterLast } from './message-seq.ts';
@@ -140,10 +140,10 @@ export async function createRunForMessage(
   },
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
   const { tenantId, conversationId } = input;
-  return withTenantScope(db, tenantId, async (tx) => {
+  return withTenantScope(db, tenantId, async (tx, commitAhead) => {
     const [conversation, active] = await lockConversation(tx, tenantId, conversationId);
     if (!conversation) throw errors.notFound('conversation', conversationId);
-    return writeRun(tx, { ...input, active });
+    return writeRun(tx, { ...input, active }, commitAhead);
   });
 }
 
@@ -174,14 +174,14 @@ export async function startRunForMessage<P extends RunPlan>(
   decide: (found: { conversation: Conversation; version: AgentVersion | undefined } | undefined, tx: Tx) => Promise<P>,
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[]; plan: P }> {
   const { tenantId, conversationId } = input;
-  return withTenantScope(db, tenantId, async (tx) => {
+  return withTenantScope(db, tenantId, async (tx, commitAhead) => {
     // The lookup goes first, the lock and the active runs right behind it (one round trip).
     const lookup = conversationWithVersionQuery(tx, tenantId, conversationId).execute();
     const [[row], [locked, active]] = await Promise.all([lookup, lockConversation(tx, tenantId, conversationId)]);
     const found = row && locked ? { conversation: row.conversation, version: row.version ?? undefined } : undefined;
     const plan = await decide(found, tx);
     if (!found) throw errors.notFound('conversation', conversationId);
-    return { ...(await writeRun(tx, { ...input, ...plan, active })), plan };
+    return { ...(await writeRun(tx, { ...input, ...plan, active }, commitAhead)), plan };
   });
 }
 
@@ -202,10 +202,15 @@ async function lockConversation(tx: Tx, tenantId: string, conversationId: string
   return [conversation, active] as const;
 }
 
-/** The run's writes once the conversation is locked: its user message (or kept input), the run, interruptions. */
+/**
+ * The run's writes once the conversation is locked: its user message (or kept input), the run,
+ * interruptions. They are the transaction's last statements and nothing is checked after them:
+ * the COMMIT travels with them (one round trip).
+ */
 async function writeRun(
   tx: Tx,
   input: RunPlan & { tenantId: string; conversationId: string; traceId: string; active: Run[] },
+  commitAhead: CommitAhead,
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
   const { tenantId, conversationId, active } = input;
   if (active.length > 0 && input.policy === 'reject') {
@@ -218,7 +223,7 @@ async function writeRun(
   const runId = newId();
   // The message's id is made here, so the run can point at it without waiting for the insert.
   const messageId = active.length === 0 ? newId() : undefined;
-  const [stored, [run]] = await Promise.all([
+  const written = Promise.all([
     messageId
       ? tx
           .insert(messages)
@@ -261,6 +266,8 @@ async function writeRun(
           .execute()
       : undefined,
   ]);
+  commitAhead();
+  const [stored, [run]] = await written;
   const message = stored[0];
   return { run: run!, ...(message ? { message } : {}), interrupted };
 }

@@ -4,7 +4,6 @@ import {
   checkpointRun,
   claimRun,
   claimRunInTurn,
-  claimRunWithStart,
   createConversation,
   createRunForMessage,
   finishRunFenced,
@@ -103,18 +102,25 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
   it('claims a run and reads what it starts from together', async () => {
     const { tenant, conversation, earlier } = await runBehindAnother();
     const second = await (await tenantWithAgent(database.db)).startRun();
+    const job = (run: Run, tenantId = run.tenantId) => ({
+      id: run.id,
+      tenantId,
+      conversationId: run.conversationId,
+      agentId: run.agentId,
+      agentVersion: run.agentVersion,
+    });
     // Claimed again (as a new attempt would): the next fence, and the rows of its start.
-    const claimed = await claimRunWithStart(database.db, earlier);
+    const claimed = await claimRunInTurn(database.db, job(earlier));
     expect(claimed?.run).toMatchObject({ id: earlier.id, status: 'running', fence: earlier.fence + 1 });
-    expect(claimed?.start.tenant?.id).toBe(tenant.id);
-    expect(claimed?.start.conversation?.id).toBe(conversation.id);
-    expect(claimed?.start.version).toMatchObject({ agentId: earlier.agentId, version: 1 });
-    expect(claimed?.start.messages.map((m) => [m.seq, m.role, m.content])).toEqual([[1, 'user', text('first')]]);
+    expect(claimed?.start?.tenant?.id).toBe(tenant.id);
+    expect(claimed?.start?.conversation?.id).toBe(conversation.id);
+    expect(claimed?.start?.version).toMatchObject({ agentId: earlier.agentId, version: 1 });
+    expect(claimed?.start?.messages.map((m) => [m.seq, m.role, m.content])).toEqual([[1, 'user', text('first')]]);
     expect(await readRunStart(database.db, earlier)).toEqual(claimed?.start);
     // A finished run is not claimed (its reads are dropped), and another tenant's run not seen.
     await finishRunFenced(database.db, earlier, claimed!.run.fence, { status: 'completed' });
-    expect(await claimRunWithStart(database.db, earlier)).toBeUndefined();
-    expect(await claimRunWithStart(database.db, { ...second, tenantId: tenant.id })).toBeUndefined();
+    expect(await claimRunInTurn(database.db, job(earlier))).toBeUndefined();
+    expect(await claimRunInTurn(database.db, job(second, tenant.id))).toBeUndefined();
     expect((await getRun(database.db, second.tenantId, second.id))?.fence).toBe(second.fence);
   });
 

@@ -1,6 +1,6 @@
 import { AppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
-import { and, asc, eq, inArray, notExists, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, notExists, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
@@ -111,50 +111,33 @@ export function readRunStart(db: Db, run: RunStartRef): Promise<RunStartRows> {
   });
 }
 
-/**
- * Claims the run (as `claimRun`) and reads what the attempt starts from (`readRunStart`) in one
- * transaction and one round trip: the reads are sent behind the claim and run after it, so the
- * transcript holds every checkpoint of an earlier attempt that committed before the claim, and no
- * earlier attempt can write after it (its fence is stale; one waiting on the run row finds so).
- * Undefined when the run is gone or already finished (the reads are then dropped).
- *
- * @example
- * const claimed = await claimRunWithStart(db, run);
- * if (claimed) history = claimed.start.messages;
- */
-export async function claimRunWithStart(
-  db: Db,
-  ref: RunStartRef,
-): Promise<{ run: Run; start: RunStartRows } | undefined> {
-  return withTenantScope(db, ref.tenantId, async (tx) => {
-    const claimed = claimStatement(tx, ref);
-    const start = readRunStart(tx, ref);
-    const [[run], rows] = await Promise.all([claimed, start]);
-    return run ? { run, start: rows } : undefined;
-  });
-}
-
 /** What a worker knows of a run from its job: its id and tenant, and where its start reads look. */
 export type ClaimRef = RunRef & Partial<Pick<Run, 'conversationId' | 'agentId' | 'agentVersion'>>;
 
 /**
- * The worker's claim: as `claimRunWithStart`, but only when it is the run's turn (no earlier run of
- * its conversation is active), all in one statement; the start reads go along only when `ref` names
- * the run's conversation, agent and version (its job carries them) and they are the claimed run's.
- * Undefined when not claimed — gone, finished or not its turn (`getRunWithTurn` tells which).
+ * The worker's claim: takes the next fencing number and marks the run running (as `claimRun`),
+ * only when it is the run's turn (no earlier run of its conversation is active), and reads what
+ * the attempt starts from (`readRunStart`) in the same transaction — when `ref` names the run's
+ * conversation, agent and version (its job carries them) and they are the claimed run's. The reads
+ * run after the claim, so the transcript holds every checkpoint of an earlier attempt that
+ * committed before it, and no earlier attempt can write after it (its fence is stale). Undefined
+ * when not claimed — gone, finished or not its turn (`getRunWithTurn` tells which). In a
+ * transaction of its own it takes one round trip on Postgres (its COMMIT is sent ahead).
  *
  * @example
  * const claimed = await claimRunInTurn(db, { id: runId, tenantId, conversationId, agentId, agentVersion });
  * if (!claimed) return explainWhy(await getRunWithTurn(db, { id: runId, tenantId }));
  */
 export async function claimRunInTurn(db: Db, ref: ClaimRef): Promise<{ run: Run; start?: RunStartRows } | undefined> {
-  return withTenantScope(db, ref.tenantId, async (tx) => {
+  return withTenantScope(db, ref.tenantId, async (tx, commitAhead) => {
     const claimed = claimStatement(tx, ref, true);
     const { conversationId, agentId, agentVersion } = ref;
     const reads =
       conversationId && agentId && agentVersion !== undefined
         ? readRunStart(tx, { ...ref, conversationId, agentId, agentVersion })
         : undefined;
+    // Nothing more is decided in this transaction: the COMMIT travels with the claim and the reads.
+    commitAhead();
     const [[run], rows] = await Promise.all([claimed, reads]);
     if (!run) return undefined;
     const matches =
@@ -200,29 +183,60 @@ export async function getRunWithTurn(
 }
 
 /**
- * Locks the run row and checks the fence; every fenced write starts with this. The check is handed
- * to the driver at once (`execute()`), so the write the caller issues right after it goes out in
- * the same round trip on Postgres and still runs after it; a stale fence rejects, and the
- * transaction then rolls the write back.
+ * Locks the run row and checks the fence; every fenced write starts with this. The check is made
+ * by the database (`agentry_assert` raises when the fenced update matched no row), so a stale
+ * fence aborts the transaction even when its COMMIT was sent ahead (`CommitAhead`); it is handed to
+ * the driver at once (`execute()`), so the write the caller issues right after it goes out in the
+ * same round trip and still runs after it. Rejects with `stale_attempt`.
  */
 function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> = {}): Promise<void> {
   const key = `${runId}:${fence}`;
   const earlier = fencesChecked.get(tx)?.get(key);
+  const updates = Object.keys(update).length > 0;
   // Several fenced writes in one transaction (an attempt batching its writes) need one check: the
   // first holds the row lock until commit, and its failure fails the transaction.
-  if (earlier && Object.keys(update).length === 0) return earlier;
-  const check = tx
+  if (earlier && !updates) return earlier;
+  const fenced = tx
     .update(runs)
-    .set(Object.keys(update).length > 0 ? update : { fence })
+    .set(updates ? update : { fence })
     .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
-    .returning({ id: runs.id })
+    .returning({ id: runs.id });
+  const check = tx
+    .execute(sql`with fenced as ${fenced} select agentry_assert(count(*) = 1, ${STALE}) from fenced`)
     .execute()
-    .then((rows) => {
-      if (rows.length === 0) throw staleAttempt(runId);
-    });
+    .then(
+      () => {},
+      (error: unknown) => {
+        throw isStale(error) ? staleAttempt(runId) : error;
+      },
+    );
   const checked = fencesChecked.get(tx) ?? new Map<string, Promise<void>>();
   fencesChecked.set(tx, checked.set(key, check));
   return check;
+}
+
+/**
+ * Waits for a fence check and the write sent behind it. When the check failed the write fails too
+ * (the transaction is aborted), and which rejection comes first is a matter of microtasks: the
+ * check's `stale_attempt` is the one reported.
+ */
+async function behindFence<T>(fenced: Promise<void>, write: Promise<T>): Promise<T> {
+  try {
+    const [, written] = await Promise.all([fenced, write]);
+    return written;
+  } catch (error) {
+    await fenced;
+    throw error;
+  }
+}
+
+/** What `agentry_assert` says when a fence check fails (SQLSTATE AG001, migration 0012). */
+const STALE = 'stale_attempt';
+
+/** The database's own error, under drizzle's "Failed query" wrapper. */
+function isStale(error: unknown): boolean {
+  const { code, message, cause } = (error ?? {}) as { code?: unknown; message?: unknown; cause?: unknown };
+  return (code === 'AG001' && message === STALE) || (cause !== undefined && isStale(cause));
 }
 
 /** The fence checks each open transaction has sent, by `<run id>:<fence>`. */
@@ -242,7 +256,7 @@ export async function checkpointRun(
   await withTenantScope(db, run.tenantId, async (tx) => {
     const fenced = assertFence(tx, run.id, fence, update);
     if (list.length === 0) return fenced;
-    await Promise.all([fenced, insertRunMessages(tx, run, list)]);
+    await behindFence(fenced, insertRunMessages(tx, run, list));
   });
 }
 
@@ -313,18 +327,18 @@ export async function startToolCall(
 ): Promise<{ record: ToolCallRecord; created: boolean }> {
   return withTenantScope(db, input.tenantId, async (tx) => {
     const fenced = assertFence(tx, input.runId, fence);
-    const insert = tx
+    // One statement either way (nothing read first, so it can travel with a COMMIT sent ahead): a
+    // new record is inserted, an existing one comes back as it stands (the no-op update leaves it
+    // as it was; `xmax` is 0 only for a row this statement inserted).
+    const upsert = tx
       .insert(toolCalls)
       .values({ ...input, status: 'started' })
-      .onConflictDoNothing()
-      .returning();
-    const [, inserted] = await Promise.all([fenced, insert.execute()]);
-    if (inserted[0]) return { record: inserted[0], created: true };
-    const [existing] = await tx
-      .select()
-      .from(toolCalls)
-      .where(and(eq(toolCalls.runId, input.runId), eq(toolCalls.toolCallId, input.toolCallId)));
-    return { record: existing!, created: false };
+      .onConflictDoUpdate({ target: [toolCalls.runId, toolCalls.toolCallId], set: { runId: sql`excluded.run_id` } })
+      .returning({ ...getTableColumns(toolCalls), created: sql<boolean>`(xmax = 0)` })
+      .execute();
+    const [row] = await behindFence(fenced, upsert);
+    const { created, ...record } = row!;
+    return { record, created };
   });
 }
 
@@ -347,7 +361,7 @@ export async function completeToolCall(
       })
       .where(and(eq(toolCalls.runId, key.runId), eq(toolCalls.toolCallId, key.toolCallId)))
       .execute();
-    await Promise.all([fenced, completed]);
+    await behindFence(fenced, completed);
   });
 }
 
@@ -424,7 +438,7 @@ export async function writePendingInput(db: Db, run: Run, fence: number): Promis
         content,
       })
       .execute();
-    await Promise.all([fenced, inserted]);
+    await behindFence(fenced, inserted);
   });
 }
 
