@@ -11,13 +11,16 @@ import {
   listMessages,
   putSecret,
   requestCancel,
+  toolCallRecords,
 } from '@agentry/db';
+import { createEgressPolicy } from '@agentry/http-tools';
 import { createMemoryBus, type RunEvent } from '@agentry/run-events';
 import { createSecretBox } from '@agentry/secrets';
 import {
   createTestDatabase,
   type FakeLlmServer,
   startFakeLlm,
+  startRecordingServer,
   type TestDatabase,
   testDatabaseKinds,
 } from '@agentry/testkit';
@@ -166,6 +169,73 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
       [3, 'assistant', later.id],
     ]);
     expect(stored.inputMessageId).toBe(transcript[1]!.id);
+  });
+
+  it('stops an attempt whose fence went stale during a tool call: nothing more written, the run not ended by it', async () => {
+    const tool = await startRecordingServer();
+    try {
+      const { agent, conversation } = await conversationWith({
+        tools: [
+          {
+            name: 'book',
+            description: 'Books a table',
+            parameters: { type: 'object', properties: {} },
+            endpoint: { url: `${tool.url}/book`, method: 'POST', body: {} },
+          },
+        ],
+      });
+      const run = await send(conversation.id, agent.id, 'book it');
+      // While the call is out, a newer attempt claims the run (as after a lost job lock).
+      let newer: Awaited<ReturnType<typeof claimRun>>;
+      tool.respondWith(async () => {
+        newer = await claimRun(db, run);
+        return { body: { booked: true } };
+      });
+      fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_book', name: 'book', arguments: {} }] });
+      fake.enqueue({ type: 'reply', text: 'Booked.' });
+      const { outcome, events } = await process(run.id, { egress: createEgressPolicy({ allowlist: ['127.0.0.1'] }) });
+      expect(outcome).toBeUndefined();
+      expect(tool.requests).toHaveLength(1);
+      // The step after the call (its result, the call's completion) and the final answer are not
+      // written, and the run stays with the newer attempt: running, its fence.
+      const stored = (await getRun(db, tenantId, run.id))!;
+      expect([stored.status, stored.fence]).toEqual(['running', newer!.fence]);
+      const transcript = await listMessages(db, tenantId, conversation.id);
+      expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect((await toolCallRecords(db, run, ['call_book']))[0]?.status).toBe('started');
+      expect(events.some((e) => e.type === 'run-status' && e.final)).toBe(false);
+    } finally {
+      await tool.close();
+    }
+  });
+
+  it('fails the attempt when the step’s commit fails while the next model call runs, instead of completing', async () => {
+    const tool = await startRecordingServer();
+    try {
+      const { agent, conversation } = await conversationWith({
+        tools: [
+          {
+            name: 'book',
+            description: 'Books a table',
+            parameters: { type: 'object', properties: {} },
+            endpoint: { url: `${tool.url}/book`, method: 'POST', body: {} },
+          },
+        ],
+      });
+      const run = await send(conversation.id, agent.id, 'book it');
+      // A NUL character cannot be stored in jsonb: the step's checkpoint fails in the database.
+      tool.respondWith(() => ({ body: { note: 'booked\u0000' } }));
+      fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_nul', name: 'book', arguments: {} }] });
+      fake.enqueue({ type: 'reply', text: 'Booked.' });
+      const { events } = await process(run.id, { egress: createEgressPolicy({ allowlist: ['127.0.0.1'] }) });
+      const stored = (await getRun(db, tenantId, run.id))!;
+      expect(stored.status).toBe('failed');
+      const transcript = await listMessages(db, tenantId, conversation.id);
+      expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(events.at(-1)).toMatchObject({ type: 'run-status', status: 'failed', final: true });
+    } finally {
+      await tool.close();
+    }
   });
 
   it('ends a run cancelled before it started, without writing its kept message', async () => {

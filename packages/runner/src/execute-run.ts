@@ -94,19 +94,9 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   const unsubscribe = deps.control?.onCancel((runId) => active.get(runId)?.abort('cancel' satisfies StopReason));
   const log = deps.log ?? (() => {});
   const telemetry = deps.telemetry;
-  /**
-   * A checkpoint: `list` and `update` with whatever the attempt put off, in one transaction (inside a
-   * `db.checkpoint` span when telemetry is on).
-   */
-  const checkpoint = (
-    run: Run,
-    writes: WriteBehind,
-    list: Message[],
-    update?: Parameters<WriteBehind['defer']>[0]['update'],
-  ) => {
-    writes.defer({ messages: list, ...(update ? { update } : {}) });
-    return telemetry ? telemetry.traceCheckpoint(run, () => writes.commit()) : writes.commit();
-  };
+  /** A checkpoint: what the attempt put off, in one transaction (a `db.checkpoint` span when telemetry is on). */
+  const checkpoint = (run: Run, writes: WriteBehind) =>
+    telemetry ? telemetry.traceCheckpoint(run, () => writes.commit()) : writes.commit();
 
   return {
     process: (job) => processJob(job),
@@ -223,7 +213,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         await finish(run, fence, writes, { status: 'cancelled' });
         return;
       }
-      await publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
+      // Not awaited, like the loop's events: the one writer connection keeps them in order.
+      void publish(run.id, { type: 'run-status', status: 'running', attempt: job.attempt });
       const result = await runLoop(run, fence, controller, start, writes);
       const reason = controller.signal.reason as StopReason | undefined;
       if (result.status === 'cancelled' && reason === 'shutdown') {
@@ -368,14 +359,19 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         steps = [...steps, runTools.stepRecord(step)];
         usage = addUsage(addUsage(usage, step.usage), runTools.takeSkillUsage());
         const rest = messages[0] === stored ? messages.slice(1) : messages;
-        if (isFinalAnswer(messages)) {
-          // The run ends right after this step: it travels with the final status.
-          writes.defer({ messages: rest, update: { steps, usage } });
-          return;
-        }
-        await checkpoint(run, writes, rest, { steps, usage });
+        writes.defer({ messages: rest, update: { steps, usage } });
+        // The run ends right after this step: it travels with the final status.
+        if (isFinalAnswer(messages)) return;
+        // Committed while the loop goes on to the next model call, which has no side effect: what
+        // acts next — a tool call, the final status — waits for this commit (the write-behind
+        // keeps their order), and a failed commit fails the attempt there.
+        const committed = checkpoint(run, writes);
+        committed.catch(() => {});
         // A worker shutting down stops here, at a checkpoint; the next worker resumes from it.
-        if (stopping) controller.abort('shutdown' satisfies StopReason);
+        if (stopping) {
+          await committed.catch(() => {});
+          controller.abort('shutdown' satisfies StopReason);
+        }
       },
     });
   }
@@ -420,7 +416,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       });
     }
     const message: Message = { role: 'tool', content: results };
-    await checkpoint(run, writes, [message]);
+    writes.defer({ messages: [message] });
+    await checkpoint(run, writes);
     return [...history, message];
   }
 
@@ -431,7 +428,9 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     outcome: RunOutcome,
     totals: { usage?: Usage; toolCallCount?: number } = {},
   ): Promise<void> {
-    const put = await writes.drain();
+    // A failed run's status is written even when what the attempt put off was lost; any other end
+    // needs those writes, and their failure fails the attempt instead.
+    const put = await writes.drain(outcome.status === 'failed' ? 'drop' : 'throw');
     // What the attempt put off (the final answer and its step), the final status and the
     // conversation's next queued run in one transaction; the next run is queued only after the
     // final status is published.

@@ -98,9 +98,10 @@ describe.each(testDatabaseKinds())('an attempt’s write-behind buffer on %s', (
     await expect(writes.commit((tx) => startToolCall(tx, call(run, 'c2'), run.fence))).rejects.toThrow(
       'the work failed',
     );
-    // The final status is written alone.
+    // The attempt cannot end as if its writes had landed; a failed status is written alone.
     writes.defer({ messages: [say('final')] });
-    expect(await writes.drain()).toEqual({ messages: [], update: {}, completions: [] });
+    await expect(writes.drain()).rejects.toThrow('the work failed');
+    expect(await writes.drain('drop')).toEqual({ messages: [], update: {}, completions: [] });
     expect(await texts(run)).toEqual(['hi']);
   });
 

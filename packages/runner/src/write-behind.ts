@@ -31,10 +31,12 @@ export interface WriteBehind {
   /**
    * For the attempt's last write (its final status), which takes the put-off writes into its own
    * transaction: waits for transactions carrying earlier ones, then hands over what is still put
-   * off — nothing when one of them failed (written after a lost write, it would leave a gap in the
-   * transcript).
+   * off. When one of them failed, what was put off cannot be written (after a lost write it would
+   * leave a gap in the transcript): `'throw'` (the default) rejects with that failure — the attempt
+   * cannot end as if its writes had landed —, `'drop'` hands over nothing (for a final status that
+   * says the attempt failed).
    */
-  drain(): Promise<DeferredWrites>;
+  drain(onFailure?: 'throw' | 'drop'): Promise<DeferredWrites>;
 }
 
 /**
@@ -116,8 +118,10 @@ export function createWriteBehind(
     },
     pending: () => !isEmpty(deferred),
     commit,
-    async drain() {
-      await carrier.catch(() => {});
+    async drain(onFailure = 'throw') {
+      await carrier.catch((error: unknown) => {
+        if (onFailure === 'throw') throw error;
+      });
       const writes = take();
       return failed ? empty() : writes;
     },
