@@ -48,7 +48,7 @@ interface CommitAhead {
  * const db = drizzle(pipelinedPostgres(postgres(url), { preparedStatements: true }));
  */
 export function pipelinedPostgres<T extends Sql>(sql: T, options: { preparedStatements: boolean }): T {
-  const unsafe = (target: Sql) => (options.preparedStatements ? preparedUnsafe(target.unsafe) : target.unsafe);
+  const unsafe = (target: Sql) => withPrepare(target.unsafe, options.preparedStatements);
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property === 'unsafe') return unsafe(target);
@@ -58,11 +58,12 @@ export function pipelinedPostgres<T extends Sql>(sql: T, options: { preparedStat
   });
 }
 
-function preparedUnsafe(unsafe: Unsafe): Unsafe {
+/** `unsafe` with every parameterised statement named (`prepare: true`) or, when off, none (whatever drizzle asks). */
+function withPrepare(unsafe: Unsafe, prepare: boolean): Unsafe {
   return ((text: string, args?: unknown, options?: Record<string, unknown>) => {
     // `unsafe(text, options)` has no parameters, and a statement without any runs as a simple query.
     if (!Array.isArray(args) || args.length === 0) return (unsafe as (...a: unknown[]) => unknown)(text, args, options);
-    return unsafe(text, args as never, { ...options, prepare: true });
+    return unsafe(text, args as never, { ...options, prepare });
   }) as Unsafe;
 }
 

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
+import { prebuilt } from '../prebuilt.ts';
 import { agents, agentVersions, runs } from '../schema.ts';
 import { withTenantScope } from '../tenant-scope.ts';
 
@@ -106,20 +107,22 @@ export async function getAgentVersion(
   agentId: string,
   version: number,
 ): Promise<AgentVersion | undefined> {
-  const [row] = await withTenantScope(db, tenantId, (tx) =>
-    tx
-      .select()
-      .from(agentVersions)
-      .where(
-        and(
-          eq(agentVersions.agentId, agentId),
-          eq(agentVersions.tenantId, tenantId),
-          eq(agentVersions.version, version),
-        ),
-      ),
-  );
+  const [row] = await withTenantScope(db, tenantId, (tx) => versionById(tx, { agentId, tenantId, version }));
   return row;
 }
+
+const versionById = prebuilt((db) =>
+  db
+    .select()
+    .from(agentVersions)
+    .where(
+      and(
+        eq(agentVersions.agentId, sql.placeholder('agentId')),
+        eq(agentVersions.tenantId, sql.placeholder('tenantId')),
+        eq(agentVersions.version, sql.placeholder('version')),
+      ),
+    ),
+);
 
 /** An agent with one of its versions, read together (`getAgentWithVersion`). */
 export interface AgentWithVersion {
@@ -145,23 +148,32 @@ export async function getAgentWithVersion(
   version?: number,
 ): Promise<AgentWithVersion | undefined> {
   const [row] = await withTenantScope(db, tenantId, (tx) =>
-    tx
-      .select({ agent: agents, version: agentVersions })
-      .from(agents)
-      .leftJoin(
-        agentVersions,
-        and(
-          eq(agentVersions.agentId, agents.id),
-          eq(agentVersions.tenantId, tenantId),
-          version === undefined
-            ? eq(agentVersions.version, agents.publishedVersion)
-            : eq(agentVersions.version, version),
-        ),
-      )
-      .where(and(eq(agents.id, agentId), eq(agents.tenantId, tenantId))),
+    version === undefined
+      ? agentWithPublished(tx, { agentId, tenantId })
+      : agentWithVersion(tx, { agentId, tenantId, version }),
   );
   return row ? { agent: row.agent, version: row.version ?? undefined } : undefined;
 }
+
+function buildAgentWithVersion(db: Db, published: boolean) {
+  return db
+    .select({ agent: agents, version: agentVersions })
+    .from(agents)
+    .leftJoin(
+      agentVersions,
+      and(
+        eq(agentVersions.agentId, agents.id),
+        eq(agentVersions.tenantId, sql.placeholder('tenantId')),
+        published
+          ? eq(agentVersions.version, agents.publishedVersion)
+          : eq(agentVersions.version, sql.placeholder('version')),
+      ),
+    )
+    .where(and(eq(agents.id, sql.placeholder('agentId')), eq(agents.tenantId, sql.placeholder('tenantId'))));
+}
+
+const agentWithPublished = prebuilt((db) => buildAgentWithVersion(db, true));
+const agentWithVersion = prebuilt((db) => buildAgentWithVersion(db, false));
 
 /** Newest first; `before` is the last id of the previous page (ids are time-ordered). */
 export async function listAgents(db: Db, tenantId: string, page: { limit: number; before?: string }): Promise<Agent[]> {

@@ -3,6 +3,7 @@ import type { Message } from '@agentry/llm';
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
+import { prebuilt } from '../prebuilt.ts';
 import { agents, agentVersions, conversations, messages, runs } from '../schema.ts';
 import { type CommitAhead, type Tx, withTenantScope } from '../tenant-scope.ts';
 import type { AgentVersion } from './agents.ts';
@@ -33,13 +34,15 @@ export async function createConversation(
   return row!;
 }
 
+const conversationById = prebuilt((db) =>
+  db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.id, sql.placeholder('id')), eq(conversations.tenantId, sql.placeholder('tenantId')))),
+);
+
 export async function getConversation(db: Db, tenantId: string, id: string): Promise<Conversation | undefined> {
-  const [row] = await withTenantScope(db, tenantId, (tx) =>
-    tx
-      .select()
-      .from(conversations)
-      .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId))),
-  );
+  const [row] = await withTenantScope(db, tenantId, (tx) => conversationById(tx, { id, tenantId }));
   return row;
 }
 
@@ -49,24 +52,22 @@ export async function getConversation(db: Db, tenantId: string, id: string): Pro
  * its agent and the version. No row when the conversation is not the tenant's; `version` null when
  * the agent has no such version (or is gone).
  */
-function conversationWithVersionQuery(tx: Tx, tenantId: string, id: string) {
-  return (
-    tx
-      .select({ conversation: conversations, version: agentVersions })
-      .from(conversations)
-      .leftJoin(agents, and(eq(agents.id, conversations.agentId), eq(agents.tenantId, tenantId)))
-      // Joined on the agent row, not the conversation's agent id: no agent, no version (as before).
-      .leftJoin(
-        agentVersions,
-        and(
-          eq(agentVersions.agentId, agents.id),
-          eq(agentVersions.tenantId, tenantId),
-          eq(agentVersions.version, sql`coalesce(${conversations.agentVersion}, ${agents.publishedVersion})`),
-        ),
-      )
-      .where(and(eq(conversations.id, id), eq(conversations.tenantId, tenantId)))
-  );
-}
+const conversationWithVersion = prebuilt((db) =>
+  db
+    .select({ conversation: conversations, version: agentVersions })
+    .from(conversations)
+    .leftJoin(agents, and(eq(agents.id, conversations.agentId), eq(agents.tenantId, sql.placeholder('tenantId'))))
+    // Joined on the agent row, not the conversation's agent id: no agent, no version (as before).
+    .leftJoin(
+      agentVersions,
+      and(
+        eq(agentVersions.agentId, agents.id),
+        eq(agentVersions.tenantId, sql.placeholder('tenantId')),
+        eq(agentVersions.version, sql`coalesce(${conversations.agentVersion}, ${agents.publishedVersion})`),
+      ),
+    )
+    .where(and(eq(conversations.id, sql.placeholder('id')), eq(conversations.tenantId, sql.placeholder('tenantId')))),
+);
 
 /** Deletes the conversation with its messages and runs; false when it was not the tenant's. */
 export async function deleteConversation(db: Db, tenantId: string, id: string): Promise<boolean> {
@@ -79,14 +80,21 @@ export async function deleteConversation(db: Db, tenantId: string, id: string): 
   return rows.length > 0;
 }
 
+const transcript = prebuilt((db) =>
+  db
+    .select()
+    .from(messages)
+    .where(
+      and(
+        eq(messages.conversationId, sql.placeholder('conversationId')),
+        eq(messages.tenantId, sql.placeholder('tenantId')),
+      ),
+    )
+    .orderBy(asc(messages.seq)),
+);
+
 export async function listMessages(db: Db, tenantId: string, conversationId: string): Promise<StoredMessage[]> {
-  return withTenantScope(db, tenantId, (tx) =>
-    tx
-      .select()
-      .from(messages)
-      .where(and(eq(messages.conversationId, conversationId), eq(messages.tenantId, tenantId)))
-      .orderBy(asc(messages.seq)),
-  );
+  return withTenantScope(db, tenantId, (tx) => transcript(tx, { tenantId, conversationId }));
 }
 
 /** Inserts messages after the conversation's last one (seq is gap-free and unique per conversation). */
@@ -109,6 +117,21 @@ async function insertMessages(
     )
     .returning();
 }
+
+const userMessageInsert = prebuilt((db) =>
+  db
+    .insert(messages)
+    .values({
+      id: sql.placeholder('id'),
+      tenantId: sql.placeholder('tenantId'),
+      conversationId: sql.placeholder('conversationId'),
+      runId: sql.placeholder('runId'),
+      seq: seqAfterLast(sql.placeholder('conversationId'), 1),
+      role: sql.placeholder('role'),
+      content: sql.placeholder('content'),
+    })
+    .returning(),
+);
 
 /** What a new message does while the conversation's previous run is still active. */
 export type BusyPolicy = 'reject' | 'enqueue' | 'interrupt';
@@ -176,7 +199,7 @@ export async function startRunForMessage<P extends RunPlan>(
   const { tenantId, conversationId } = input;
   return withTenantScope(db, tenantId, async (tx, commitAhead) => {
     // The lookup goes first, the lock and the active runs right behind it (one round trip).
-    const lookup = conversationWithVersionQuery(tx, tenantId, conversationId).execute();
+    const lookup = conversationWithVersion(tx, { tenantId, id: conversationId });
     const [[row], [locked, active]] = await Promise.all([lookup, lockConversation(tx, tenantId, conversationId)]);
     const found = row && locked ? { conversation: row.conversation, version: row.version ?? undefined } : undefined;
     const plan = await decide(found, tx);
@@ -191,13 +214,16 @@ export async function startRunForMessage<P extends RunPlan>(
  * statement, sent with it and run after it: a fresh snapshot taken once the lock is held, so it
  * sees the run of any transaction that held the lock before.
  */
-async function lockConversation(tx: Tx, tenantId: string, conversationId: string) {
-  const locked = tx
+const conversationLock = prebuilt((db) =>
+  db
     .update(conversations)
     .set({ updatedAt: sql`now()` })
-    .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)))
-    .returning({ id: conversations.id })
-    .execute();
+    .where(and(eq(conversations.id, sql.placeholder('id')), eq(conversations.tenantId, sql.placeholder('tenantId'))))
+    .returning({ id: conversations.id }),
+);
+
+async function lockConversation(tx: Tx, tenantId: string, conversationId: string) {
+  const locked = conversationLock(tx, { id: conversationId, tenantId });
   const [[conversation], active] = await Promise.all([locked, activeRuns(tx, tenantId, conversationId)]);
   return [conversation, active] as const;
 }
@@ -225,19 +251,14 @@ async function writeRun(
   const messageId = active.length === 0 ? newId() : undefined;
   const written = Promise.all([
     messageId
-      ? tx
-          .insert(messages)
-          .values({
-            id: messageId,
-            tenantId,
-            conversationId,
-            runId,
-            seq: seqAfterLast(conversationId, 1),
-            role: input.message.role,
-            content: input.message.content,
-          })
-          .returning()
-          .execute()
+      ? userMessageInsert(tx, {
+          id: messageId,
+          tenantId,
+          conversationId,
+          runId,
+          role: input.message.role,
+          content: input.message.content,
+        })
       : [],
     tx
       .insert(runs)

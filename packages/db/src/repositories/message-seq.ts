@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { messages } from '../schema.ts';
 
 /**
@@ -11,6 +11,6 @@ import { messages } from '../schema.ts';
  * @example
  * tx.insert(messages).values({ …, seq: seqAfterLast(conversationId, 1) });
  */
-export function seqAfterLast(conversationId: string, offset: number): SQL {
+export function seqAfterLast(conversationId: string | Placeholder, offset: number): SQL {
   return sql`(select coalesce(max(${messages.seq}), 0) + ${offset} from ${messages} where ${messages.conversationId} = ${conversationId})`;
 }

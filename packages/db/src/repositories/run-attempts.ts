@@ -4,6 +4,7 @@ import { and, asc, eq, getTableColumns, inArray, notExists, sql } from 'drizzle-
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
+import { prebuilt, slot } from '../prebuilt.ts';
 import { agentVersions, messages, type RunStatus, runs, toolCalls } from '../schema.ts';
 import { type Tx, withSystemScope, withTenantScope } from '../tenant-scope.ts';
 import { type AgentVersion, getAgentVersion } from './agents.ts';
@@ -44,9 +45,13 @@ export async function claimRun(db: Db, ref: RunRef): Promise<Run | undefined> {
  * a time, oldest first, as `getRunWithTurn` orders them).
  */
 function claimStatement(tx: Tx, ref: RunRef, inTurn = false): Promise<Run[]> {
+  return (inTurn ? claimInTurn : claimAnyway)(tx, { id: ref.id, tenantId: ref.tenantId });
+}
+
+function buildClaim(db: Db, inTurn: boolean) {
   const earlier = alias(runs, 'earlier');
   const turn = notExists(
-    tx
+    db
       .select({ one: sql`1` })
       .from(earlier)
       .where(
@@ -58,7 +63,7 @@ function claimStatement(tx: Tx, ref: RunRef, inTurn = false): Promise<Run[]> {
         ),
       ),
   );
-  return tx
+  return db
     .update(runs)
     .set({
       fence: sql`${runs.fence} + 1`,
@@ -68,15 +73,17 @@ function claimStatement(tx: Tx, ref: RunRef, inTurn = false): Promise<Run[]> {
     })
     .where(
       and(
-        eq(runs.id, ref.id),
-        eq(runs.tenantId, ref.tenantId),
+        eq(runs.id, sql.placeholder('id')),
+        eq(runs.tenantId, sql.placeholder('tenantId')),
         inArray(runs.status, ACTIVE),
         inTurn ? turn : undefined,
       ),
     )
-    .returning()
-    .execute();
+    .returning();
 }
+
+const claimInTurn = prebuilt((db) => buildClaim(db, true));
+const claimAnyway = prebuilt((db) => buildClaim(db, false));
 
 /** The run fields an attempt's start reads by: fixed when the run is created. */
 export type RunStartRef = Pick<Run, 'id' | 'tenantId' | 'conversationId' | 'agentId' | 'agentVersion'>;
@@ -196,20 +203,12 @@ function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> 
   // Several fenced writes in one transaction (an attempt batching its writes) need one check: the
   // first holds the row lock until commit, and its failure fails the transaction.
   if (earlier && !updates) return earlier;
-  const fenced = tx
-    .update(runs)
-    .set(updates ? update : { fence })
-    .where(and(eq(runs.id, runId), eq(runs.fence, fence)))
-    .returning({ id: runs.id });
-  const check = tx
-    .execute(sql`with fenced as ${fenced} select agentry_assert(count(*) = 1, ${STALE}) from fenced`)
-    .execute()
-    .then(
-      () => {},
-      (error: unknown) => {
-        throw isStale(error) ? staleAttempt(runId) : error;
-      },
-    );
+  const check = fenceCheck(update)(tx, { ...update, runId, fence }).then(
+    () => {},
+    (error: unknown) => {
+      throw isStale(error) ? staleAttempt(runId) : error;
+    },
+  );
   const checked = fencesChecked.get(tx) ?? new Map<string, Promise<void>>();
   fencesChecked.set(tx, checked.set(key, check));
   return check;
@@ -238,6 +237,41 @@ function isStale(error: unknown): boolean {
   const { code, message, cause } = (error ?? {}) as { code?: unknown; message?: unknown; cause?: unknown };
   return (code === 'AG001' && message === STALE) || (cause !== undefined && isStale(cause));
 }
+
+/**
+ * The fence check for an update of these columns (none: the fence itself, a no-op that locks the
+ * row), prebuilt per set of columns; a column set to null is part of the shape, not a value (a
+ * placeholder would store a JSON null in a jsonb column).
+ */
+function fenceCheck(update: Partial<Run>) {
+  const shape = Object.entries(update)
+    .map(([column, value]) => (value === null ? `${column}=null` : column))
+    .sort()
+    .join(',');
+  let check = fenceChecks.get(shape);
+  if (!check) {
+    check = prebuilt((db) => {
+      const set = Object.fromEntries(
+        Object.entries(update).map(([column, value]) => [column, value === null ? null : sql.placeholder(column)]),
+      );
+      const write = db
+        .update(runs)
+        .set(shape ? set : { fence: sql.placeholder('fence') })
+        .where(and(eq(runs.id, sql.placeholder('runId')), eq(runs.fence, sql.placeholder('fence'))))
+        .returning({ id: runs.id });
+      const fenced = db.$with('fenced', { id: runs.id }).as(write.getSQL());
+      return db
+        .with(fenced)
+        .select({ ok: sql<boolean>`agentry_assert(count(*) = 1, ${STALE})` })
+        .from(fenced);
+    });
+    // Bounded: the attempts' writes update a handful of column sets.
+    if (fenceChecks.size < 32) fenceChecks.set(shape, check);
+  }
+  return check;
+}
+
+const fenceChecks = new Map<string, (db: Db, values: Record<string, unknown>) => Promise<unknown>>();
 
 /** The fence checks each open transaction has sent, by `<run id>:<fence>`. */
 const fencesChecked = new WeakMap<Tx, Map<string, Promise<void>>>();
@@ -271,20 +305,42 @@ export function insertRunMessages(
   list: Message[],
 ): Promise<unknown> {
   if (list.length === 0) return Promise.resolve();
-  return tx
-    .insert(messages)
-    .values(
-      list.map((m, i) => ({
-        id: newId(),
-        tenantId: run.tenantId,
-        conversationId: run.conversationId,
-        runId: run.id,
-        seq: seqAfterLast(run.conversationId, i + 1),
-        role: m.role,
-        content: m.content,
+  const values: Record<string, unknown> = { tenantId: run.tenantId, conversationId: run.conversationId, runId: run.id };
+  list.forEach((m, i) => {
+    values[`id${i}`] = newId();
+    values[`role${i}`] = m.role;
+    values[`content${i}`] = m.content;
+  });
+  return messagesInsert(list.length)(tx, values);
+}
+
+/** The insert of `count` messages of a run, prebuilt per count. */
+const messageInserts = new Map<number, ReturnType<typeof buildMessagesInsert>>();
+
+function messagesInsert(count: number) {
+  let insert = messageInserts.get(count);
+  if (!insert) {
+    insert = buildMessagesInsert(count);
+    // Bounded: a step writes a handful of messages; an unusual count still runs, just not kept.
+    if (messageInserts.size < 16) messageInserts.set(count, insert);
+  }
+  return insert;
+}
+
+function buildMessagesInsert(count: number) {
+  return prebuilt((db) =>
+    db.insert(messages).values(
+      Array.from({ length: count }, (_, i) => ({
+        id: sql.placeholder(`id${i}`),
+        tenantId: sql.placeholder('tenantId'),
+        conversationId: sql.placeholder('conversationId'),
+        runId: sql.placeholder('runId'),
+        seq: seqAfterLast(sql.placeholder('conversationId'), i + 1),
+        role: sql.placeholder(`role${i}`),
+        content: sql.placeholder(`content${i}`),
       })),
-    )
-    .execute();
+    ),
+  );
 }
 
 /** Keeps the run's heartbeat fresh; false when the attempt is stale. */
@@ -330,17 +386,26 @@ export async function startToolCall(
     // One statement either way (nothing read first, so it can travel with a COMMIT sent ahead): a
     // new record is inserted, an existing one comes back as it stands (the no-op update leaves it
     // as it was; `xmax` is 0 only for a row this statement inserted).
-    const upsert = tx
-      .insert(toolCalls)
-      .values({ ...input, status: 'started' })
-      .onConflictDoUpdate({ target: [toolCalls.runId, toolCalls.toolCallId], set: { runId: sql`excluded.run_id` } })
-      .returning({ ...getTableColumns(toolCalls), created: sql<boolean>`(xmax = 0)` })
-      .execute();
-    const [row] = await behindFence(fenced, upsert);
+    const [row] = await behindFence(fenced, toolCallStart(tx, input));
     const { created, ...record } = row!;
     return { record, created };
   });
 }
+
+const toolCallStart = prebuilt((db) =>
+  db
+    .insert(toolCalls)
+    .values({
+      runId: sql.placeholder('runId'),
+      toolCallId: sql.placeholder('toolCallId'),
+      tenantId: sql.placeholder('tenantId'),
+      name: sql.placeholder('name'),
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      status: 'started',
+    })
+    .onConflictDoUpdate({ target: [toolCalls.runId, toolCalls.toolCallId], set: { runId: sql`excluded.run_id` } })
+    .returning({ ...getTableColumns(toolCalls), created: sql<boolean>`(xmax = 0)` }),
+);
 
 export async function completeToolCall(
   db: Db,
@@ -350,20 +415,30 @@ export async function completeToolCall(
 ): Promise<void> {
   await withTenantScope(db, key.tenantId, async (tx) => {
     const fenced = assertFence(tx, key.runId, fence);
-    const completed = tx
-      .update(toolCalls)
-      .set({
-        status: 'completed',
-        output: result.output,
-        isError: result.isError,
-        errorCode: result.errorCode ?? null,
-        completedAt: sql`now()`,
-      })
-      .where(and(eq(toolCalls.runId, key.runId), eq(toolCalls.toolCallId, key.toolCallId)))
-      .execute();
+    const values = { runId: key.runId, toolCallId: key.toolCallId, output: result.output, isError: result.isError };
+    const completed = result.errorCode
+      ? toolCallFailed(tx, { ...values, errorCode: result.errorCode })
+      : toolCallDone(tx, values);
     await behindFence(fenced, completed);
   });
 }
+
+/** A call's completion; `errorCode` null is a shape of its own (a placeholder cannot carry SQL NULL through a column encoder). */
+function buildCompletion(db: Db, withCode: boolean) {
+  return db
+    .update(toolCalls)
+    .set({
+      status: 'completed',
+      output: slot<unknown>('output'),
+      isError: slot<boolean>('isError'),
+      errorCode: withCode ? slot<string>('errorCode') : null,
+      completedAt: sql`now()`,
+    })
+    .where(and(eq(toolCalls.runId, sql.placeholder('runId')), eq(toolCalls.toolCallId, sql.placeholder('toolCallId'))));
+}
+
+const toolCallDone = prebuilt((db) => buildCompletion(db, false));
+const toolCallFailed = prebuilt((db) => buildCompletion(db, true));
 
 /**
  * Ends the run with `status` while the fence is current (and the run in one of `fromStatuses`);
@@ -384,17 +459,47 @@ export async function finishRunFenced(
   fromStatuses: RunStatus[] = ACTIVE,
 ): Promise<boolean> {
   const rows = await withTenantScope(db, run.tenantId, async (tx) => {
-    const updated = await tx
-      .update(runs)
-      .set({ ...update, finishedAt: sql`now()`, heartbeatAt: sql`now()` })
-      .where(and(eq(runs.id, run.id), eq(runs.fence, fence), inArray(runs.status, fromStatuses)))
-      .returning();
+    const updated = await runFinish(update, fromStatuses)(tx, { ...update, runId: run.id, fence });
     // The webhook outbox: committed with the status, or not at all.
     if (updated[0]) await recordRunWebhooks(tx, updated[0]);
     return updated;
   });
   return rows.length > 0;
 }
+
+/** The fenced final update of these columns from these statuses, prebuilt per shape. */
+function runFinish(update: Partial<Run>, fromStatuses: RunStatus[]) {
+  const columns = Object.keys(update)
+    .filter((column) => update[column as keyof Run] !== undefined)
+    .sort();
+  // A column set to null is part of the shape, not a value (see `fenceCheck`).
+  const isNull = (column: string) => update[column as keyof Run] === null;
+  const shape = `${columns.map((c) => (isNull(c) ? `${c}=null` : c)).join(',')}|${fromStatuses.join(',')}`;
+  let finish = runFinishes.get(shape);
+  if (!finish) {
+    finish = prebuilt((db) =>
+      db
+        .update(runs)
+        .set({
+          ...Object.fromEntries(columns.map((column) => [column, isNull(column) ? null : sql.placeholder(column)])),
+          finishedAt: sql`now()`,
+          heartbeatAt: sql`now()`,
+        })
+        .where(
+          and(
+            eq(runs.id, sql.placeholder('runId')),
+            eq(runs.fence, sql.placeholder('fence')),
+            inArray(runs.status, fromStatuses),
+          ),
+        )
+        .returning(),
+    );
+    if (runFinishes.size < 32) runFinishes.set(shape, finish);
+  }
+  return finish;
+}
+
+const runFinishes = new Map<string, (db: Db, values: Record<string, unknown>) => Promise<Run[]>>();
 
 /** Ends a run that no attempt holds (cancelled while queued, swept after a timeout). */
 export async function finishRunUnfenced(
@@ -447,15 +552,22 @@ export async function writePendingInput(db: Db, run: Run, fence: number): Promis
  * it runs after the statements issued before it (and travels with them on Postgres).
  */
 export async function activeRuns(db: Db, tenantId: string, conversationId: string): Promise<Run[]> {
-  return withTenantScope(db, tenantId, (tx) =>
-    tx
-      .select()
-      .from(runs)
-      .where(and(eq(runs.conversationId, conversationId), eq(runs.tenantId, tenantId), inArray(runs.status, ACTIVE)))
-      .orderBy(asc(runs.createdAt), asc(runs.id))
-      .execute(),
-  );
+  return withTenantScope(db, tenantId, (tx) => activeRunsOf(tx, { tenantId, conversationId }));
 }
+
+const activeRunsOf = prebuilt((db) =>
+  db
+    .select()
+    .from(runs)
+    .where(
+      and(
+        eq(runs.conversationId, sql.placeholder('conversationId')),
+        eq(runs.tenantId, sql.placeholder('tenantId')),
+        inArray(runs.status, ACTIVE),
+      ),
+    )
+    .orderBy(asc(runs.createdAt), asc(runs.id)),
+);
 
 /** Marks a run for cancellation; returns the run as it is now (undefined when not the tenant's). */
 export async function requestCancel(db: Db, tenantId: string, runId: string): Promise<Run | undefined> {

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
+import { prebuilt } from '../prebuilt.ts';
 import { apiKeys, runs, tenants } from '../schema.ts';
 import { withSystemScope, withTenantScope } from '../tenant-scope.ts';
 
@@ -113,8 +114,15 @@ export async function revokeApiKey(db: Db, tenantId: string, keyId: string): Pro
   return row;
 }
 
+const tenantById = prebuilt((db) =>
+  db
+    .select()
+    .from(tenants)
+    .where(eq(tenants.id, sql.placeholder('tenantId'))),
+);
+
 export async function getTenant(db: Db, tenantId: string): Promise<Tenant | undefined> {
-  const [row] = await withTenantScope(db, tenantId, (tx) => tx.select().from(tenants).where(eq(tenants.id, tenantId)));
+  const [row] = await withTenantScope(db, tenantId, (tx) => tenantById(tx, { tenantId }));
   return row;
 }
 
