@@ -17,8 +17,8 @@ export interface CommitAheadControl {
 
 /** A transaction's COMMIT when it is sent ahead of the work's end. */
 interface CommitAhead {
-  /** Set while the COMMIT waits for the statements issued in the same turn of the event loop. */
-  timer?: NodeJS.Immediate;
+  /** Set while the COMMIT waits for the statements the work is still issuing (promise callbacks). */
+  pending?: boolean;
   /** The COMMIT, once handed to the driver; nothing may follow it. */
   sent?: PromiseLike<{ command: string }>;
 }
@@ -85,16 +85,13 @@ async function begin(pool: Sql, unsafe: (target: Sql) => Unsafe, first: unknown,
       result = await work(transactionClient(connection, unsafe, ahead));
       await begun;
     } catch (error) {
-      if (ahead.timer) clearImmediate(ahead.timer);
+      ahead.pending = false;
       // A COMMIT sent ahead already ends the transaction: rolled back if a statement failed.
       if (ahead.sent) await Promise.resolve(ahead.sent).catch(() => {});
       else await connection.unsafe('rollback').catch(() => {});
       throw error;
     }
-    if (ahead.timer) {
-      clearImmediate(ahead.timer);
-      ahead.timer = undefined;
-    }
+    ahead.pending = false;
     // A statement that failed unnoticed (nobody awaited it) aborted the transaction: Postgres then
     // answers COMMIT with ROLLBACK instead of an error.
     const committed = await (ahead.sent ?? connection.unsafe('commit'));
@@ -108,9 +105,11 @@ async function begin(pool: Sql, unsafe: (target: Sql) => Unsafe, first: unknown,
 
 /**
  * The reserved connection as a transaction, with savepoints for nested work and `COMMIT_AHEAD`.
- * A COMMIT requested ahead waits for the end of the current turn of the event loop (statements
- * issued by promise callbacks in the meantime still go before it); a statement issued after it is
- * a bug and throws.
+ * A COMMIT requested ahead is handed over once the promise callbacks queued so far have run (a
+ * `process.nextTick` from the work, which runs in one, fires when the microtask queue is empty):
+ * the statements they issue still go before it, and in the same socket write (the driver writes
+ * what is issued in one turn of the event loop together). A statement issued after it is a bug and
+ * throws.
  */
 function transactionClient(connection: ReservedSql, unsafe: (target: Sql) => Unsafe, ahead: CommitAhead): Sql {
   let savepoints = 0;
@@ -123,17 +122,18 @@ function transactionClient(connection: ReservedSql, unsafe: (target: Sql) => Uns
   };
   const commitAhead: CommitAheadControl = {
     request() {
-      if (ahead.timer || ahead.sent) return;
-      ahead.timer = setImmediate(() => {
-        ahead.timer = undefined;
+      if (ahead.pending || ahead.sent) return;
+      ahead.pending = true;
+      process.nextTick(() => {
+        if (!ahead.pending) return; // cancelled, or the work ended first
+        ahead.pending = false;
         const sent = connection.unsafe('commit').execute();
         Promise.resolve(sent).catch(() => {});
         ahead.sent = sent as PromiseLike<{ command: string }>;
       });
     },
     cancel() {
-      if (ahead.timer) clearImmediate(ahead.timer);
-      ahead.timer = undefined;
+      ahead.pending = false;
     },
   };
   const client: Sql = new Proxy(connection as unknown as Sql, {

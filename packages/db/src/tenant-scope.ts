@@ -9,11 +9,12 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /**
  * The second argument of a scoped transaction's work: sends the transaction's COMMIT right behind
- * the statements the work has issued — those issued before the current turn of the event loop
- * ends — without waiting for their results, so the rest of the transaction takes one round trip
- * on Postgres. For work that decides nothing more from what these statements return: every check
- * must be one the database makes (a failing statement, e.g. `agentry_assert`, rolls the whole
- * transaction back; a check made here afterwards could not), and the work issues nothing after
+ * the statements the work has issued — including those its pending promise callbacks issue (a
+ * query builder hands its statement over a microtask later) — in the same socket write, without
+ * waiting for their results, so the rest of the transaction takes one round trip on Postgres. For
+ * work that decides nothing more from what these statements return: every check must be one the
+ * database makes (a failing statement, e.g. `agentry_assert`, rolls the whole transaction back; a
+ * check made here afterwards could not), and the work issues nothing after waiting for a result
  * (that throws). A no-op when the work runs in a caller's transaction (the caller commits) and
  * without a pipelining driver (PGlite commits when the work ends, as usual).
  *
