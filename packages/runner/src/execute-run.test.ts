@@ -171,19 +171,23 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
     expect(stored.inputMessageId).toBe(transcript[1]!.id);
   });
 
+  /** An agent with one HTTP tool, `book`, posting to `${url}/book`, and a conversation with it. */
+  const conversationWithBooking = (url: string) =>
+    conversationWith({
+      tools: [
+        {
+          name: 'book',
+          description: 'Books a table',
+          parameters: { type: 'object', properties: {} },
+          endpoint: { url: `${url}/book`, method: 'POST', body: {} },
+        },
+      ],
+    });
+
   it('stops an attempt whose fence went stale during a tool call: nothing more written, the run not ended by it', async () => {
     const tool = await startRecordingServer();
     try {
-      const { agent, conversation } = await conversationWith({
-        tools: [
-          {
-            name: 'book',
-            description: 'Books a table',
-            parameters: { type: 'object', properties: {} },
-            endpoint: { url: `${tool.url}/book`, method: 'POST', body: {} },
-          },
-        ],
-      });
+      const { agent, conversation } = await conversationWithBooking(tool.url);
       const run = await send(conversation.id, agent.id, 'book it');
       // While the call is out, a newer attempt claims the run (as after a lost job lock).
       let newer: Awaited<ReturnType<typeof claimRun>>;
@@ -212,16 +216,7 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
   it('fails the attempt when the step’s commit fails while the next model call runs, instead of completing', async () => {
     const tool = await startRecordingServer();
     try {
-      const { agent, conversation } = await conversationWith({
-        tools: [
-          {
-            name: 'book',
-            description: 'Books a table',
-            parameters: { type: 'object', properties: {} },
-            endpoint: { url: `${tool.url}/book`, method: 'POST', body: {} },
-          },
-        ],
-      });
+      const { agent, conversation } = await conversationWithBooking(tool.url);
       const run = await send(conversation.id, agent.id, 'book it');
       // A NUL character cannot be stored in jsonb: the step's checkpoint fails in the database.
       tool.respondWith(() => ({ body: { note: 'booked\u0000' } }));
