@@ -1,16 +1,5 @@
-import {
-  claimRun,
-  createAgent,
-  createConversation,
-  createRunForMessage,
-  createTenantWithKey,
-  type Db,
-  getRun,
-  listMessages,
-  type Run,
-  startToolCall,
-  toolCallRecords,
-} from '@agentry/db';
+import { claimRun, type Db, getRun, listMessages, type Run, startToolCall, toolCallRecords } from '@agentry/db';
+import { tenantWithAgent } from '@agentry/db/testing';
 import type { Message } from '@agentry/llm';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,32 +14,7 @@ describe.each(testDatabaseKinds())('an attempt’s write-behind buffer on %s', (
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     db = database.db;
-    const { tenant } = await createTenantWithKey(db, { name: 'W', key: { prefix: 'sk_w', hash: `hash-w-${kind}` } });
-    const { agent } = await createAgent(db, {
-      tenantId: tenant.id,
-      name: 'Bot',
-      config: { basic_settings: { name: 'Bot' } },
-      contentHash: 'h',
-      publish: true,
-    });
-    startRun = async () => {
-      const conversation = await createConversation(db, {
-        tenantId: tenant.id,
-        agentId: agent.id,
-        agentVersion: null,
-        context: {},
-      });
-      const { run } = await createRunForMessage(db, {
-        policy: 'enqueue',
-        tenantId: tenant.id,
-        conversationId: conversation.id,
-        agentId: agent.id,
-        agentVersion: 1,
-        traceId: 'trace',
-        message: { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-      });
-      return (await claimRun(db, run))!;
-    };
+    startRun = (await tenantWithAgent(db)).startRun;
   });
   afterAll(async () => {
     await database?.destroy();
