@@ -1,5 +1,6 @@
 export { canonicalJson } from './canonical-json.ts';
 export { DEFAULT_SUMMARY_PROMPT } from './compaction.ts';
+export { createDeadlineSignal, type DeadlineSignal } from './deadline-signal.ts';
 export { doneToolDefinition } from './done-tool.ts';
 export { EPHEMERAL_PLACEHOLDER } from './ephemeral.ts';
 export type {

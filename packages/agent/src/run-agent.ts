@@ -1,7 +1,7 @@
 import { toAppError } from '@agentry/errors';
+import { createDeadlineSignal } from './deadline-signal.ts';
 import { createLoopState, type LoopState, type Stop } from './loop-state.ts';
 import type { AgentRunOptions, AgentRunResult } from './run-options.ts';
-import { createRunSignal } from './run-signal.ts';
 import { runStep } from './run-step.ts';
 
 export type { AgentRunOptions, AgentRunResult, CompactionOptions } from './run-options.ts';
@@ -17,7 +17,7 @@ export type { AgentRunOptions, AgentRunResult, CompactionOptions } from './run-o
  * if (result.status !== 'completed') console.warn(result.status, result.reason);
  */
 export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult> {
-  const run = createRunSignal(options.signal, options.timeoutMs);
+  const run = createDeadlineSignal(options.signal, options.timeoutMs, 'The run timed out');
   const state = createLoopState(options, run.signal);
   try {
     await state.emit({

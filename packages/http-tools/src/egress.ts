@@ -1,3 +1,4 @@
+import { createDeadlineSignal, type DeadlineSignal } from '@agentry/agent';
 import type { RenderedRequest } from '@agentry/config';
 import { type Dispatcher, fetch as undiciFetch } from 'undici';
 import { checkTarget } from './egress/check-target.ts';
@@ -72,8 +73,24 @@ export async function egressFetch(request: RenderedRequest, options: EgressOptio
   const policy = options.policy ?? strictEgressPolicy;
   const send = (options.fetch as EgressSend | undefined) ?? defaultSend;
   checkRequestHeaders(request.headers);
-  const deadline = AbortSignal.timeout(policy.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  // Let go of (timer, listener on the caller's signal) once the body is read or the exchange failed,
+  // not only when the deadline passes: a finished call would hold them for the whole timeout.
+  const deadline = createDeadlineSignal(options.signal, policy.timeoutMs, 'The tool did not answer in time');
+  try {
+    return await exchange(request, policy, send, deadline);
+  } catch (error) {
+    deadline.dispose();
+    throw error;
+  }
+}
+
+async function exchange(
+  request: RenderedRequest,
+  policy: EgressPolicy,
+  send: EgressSend,
+  deadline: DeadlineSignal,
+): Promise<Response> {
+  const { signal } = deadline;
   let url = new URL(request.url);
   let method = request.method;
   let body = request.body;
@@ -92,7 +109,7 @@ export async function egressFetch(request: RenderedRequest, options: EgressOptio
       dispatcher: agent,
     });
     const next = redirectTarget(response, url);
-    if (!next) return finalResponse(response, url, hop, policy.maxResponseBytes);
+    if (!next) return finalResponse(response, url, hop, policy.maxResponseBytes, deadline.dispose);
     await response.body?.cancel().catch(() => {});
     if (hop >= policy.maxRedirects) {
       throw new EgressError(
@@ -128,17 +145,18 @@ function redirectTarget(response: Response, current: URL): URL | undefined {
   }
 }
 
-/** Re-wraps the response with a size-capped body that frees the pinned connection when it ends. */
-function finalResponse(response: Response, url: URL, hop: number, maxBytes: number): Response {
+/** Re-wraps the response with a size-capped body; `onEnd` runs when that body ends, fails or is cancelled. */
+function finalResponse(response: Response, url: URL, hop: number, maxBytes: number, onEnd: () => void): Response {
   const headers = new Headers();
   for (const [name, value] of response.headers) headers.append(name, value);
   const init = { status: response.status, statusText: response.statusText, headers };
   let wrapped: Response;
   if (nullBodyStatuses.has(response.status) || !response.body) {
     void response.body?.cancel().catch(() => {});
+    onEnd();
     wrapped = new Response(null, init);
   } else {
-    wrapped = new Response(limitBody(response.body, maxBytes), init);
+    wrapped = new Response(limitBody(response.body, maxBytes, onEnd), init);
   }
   Object.defineProperties(wrapped, { url: { value: url.href }, redirected: { value: hop > 0 } });
   return wrapped;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { queryObjects } from 'node:v8';
 import { compileAgent, loadAgentConfig, type ToolContext } from '@agentry/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from './egress.ts';
@@ -267,5 +268,19 @@ describe('createHttpToolExecutor', () => {
     const result = await executor([getTool('o', '/orders/{{id}}')]).execute(call('o', { id: '..' }));
     expect(result).toMatchObject({ isError: true, errorCode: 'invalid_arguments' });
     expect(seen.length).toBe(before);
+  });
+
+  it('holds no signal of a finished call until its timeouts would have passed', async () => {
+    // The tool's timeout and the egress guard's deadline used to keep each call's signals (and their
+    // timers) alive for the whole timeout after the call ended: thousands of them in a busy worker.
+    const run = new AbortController(); // the run's signal outlives its calls
+    const tools = executor([getTool('o', '/orders/{{id}}', { timeout: 30 })]);
+    const liveSignals = () => queryObjects(AbortSignal, { format: 'count' }) as number;
+    await tools.execute(call('o', { id: 'warm-up' }), { signal: run.signal });
+    const before = liveSignals();
+    for (let i = 0; i < 20; i++) {
+      expect((await tools.execute(call('o', { id: String(i) }), { signal: run.signal })).isError).toBe(false);
+    }
+    expect(liveSignals() - before).toBeLessThan(5);
   });
 });

@@ -1,4 +1,4 @@
-import type { ToolExecutionResult, ToolExecutor } from '@agentry/agent';
+import { createDeadlineSignal, type ToolExecutionResult, type ToolExecutor } from '@agentry/agent';
 import {
   type CompiledAgent,
   type CompiledTool,
@@ -175,13 +175,13 @@ async function attemptOnce(
   options: HttpToolExecutorOptions,
   callerSignal: AbortSignal | undefined,
 ): Promise<AttemptOutcome> {
-  const timeout = AbortSignal.timeout(tool.timeoutMs);
-  const signal = callerSignal ? AbortSignal.any([timeout, callerSignal]) : timeout;
+  // Disposed when the attempt ends, so a finished call holds no timer or signal for the rest of its timeout.
+  const deadline = createDeadlineSignal(callerSignal, tool.timeoutMs);
   const policy = options.egress ?? strictEgressPolicy;
   try {
     const response = await egressFetch(request, {
       policy,
-      signal,
+      signal: deadline.signal,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const maxBytes = Math.min(options.maxResponseBytes ?? defaultMaxResponseBytes, policy.maxResponseBytes);
@@ -194,8 +194,8 @@ async function attemptOnce(
       retryable: retryableStatus(response.status),
     };
   } catch (error) {
-    if (callerSignal?.aborted) return { errorCode: 'tool_cancelled', retryable: false };
-    if (timeout.aborted || (error instanceof Error && error.name === 'TimeoutError')) {
+    if (deadline.stopStatus() === 'cancelled') return { errorCode: 'tool_cancelled', retryable: false };
+    if (deadline.stopStatus() === 'timed_out' || (error instanceof Error && error.name === 'TimeoutError')) {
       return { errorCode: 'tool_timeout', retryable: true };
     }
     if (isEgressError(error)) {
@@ -207,6 +207,8 @@ async function attemptOnce(
     }
     // Network errors are not shown: their messages can name the resolved (internal) addresses.
     return { errorCode: 'tool_unreachable', retryable: true };
+  } finally {
+    deadline.dispose();
   }
 }
 
