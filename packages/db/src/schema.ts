@@ -5,7 +5,6 @@ import {
   index,
   integer,
   json,
-  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -13,6 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { jsonb } from './storable-jsonb.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 

@@ -24,6 +24,7 @@ import {
   type TestDatabase,
   testDatabaseKinds,
 } from '@agentry/testkit';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRunProcessor, type RunExecutorDeps } from './execute-run.ts';
 import { secretContext } from './tenant-secrets.ts';
@@ -73,6 +74,14 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
       message: { role: 'user', content: text(message) },
     });
     return run;
+  }
+
+  /** Runs DDL as the tables' owner (the pool is the app role): `set local role none` lasts one transaction. */
+  async function asOwner(statement: string) {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql.raw('set local role none'));
+      await tx.execute(sql.raw(statement));
+    });
   }
 
   /** Runs one job of `runId` with a processor over the fake model; its events, and how the job ended. */
@@ -218,9 +227,12 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
     try {
       const { agent, conversation } = await conversationWithBooking(tool.url);
       const run = await send(conversation.id, agent.id, 'book it');
-      // A NUL character cannot be stored in jsonb: the step's checkpoint fails in the database.
-      tool.respondWith(() => ({ body: { note: 'booked\u0000' } }));
-      fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_nul', name: 'book', arguments: {} }] });
+      // The database refuses the step's checkpoint (the tool message carries the marker).
+      await asOwner(
+        `alter table messages add constraint refuse_marked check (content::text not like '%refuse-this-step%')`,
+      );
+      tool.respondWith(() => ({ body: { note: 'refuse-this-step' } }));
+      fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_refused', name: 'book', arguments: {} }] });
       fake.enqueue({ type: 'reply', text: 'Booked.' });
       const { events } = await process(run.id, { egress: createEgressPolicy({ allowlist: ['127.0.0.1'] }) });
       const stored = (await getRun(db, tenantId, run.id))!;
@@ -228,6 +240,29 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
       const transcript = await listMessages(db, tenantId, conversation.id);
       expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
       expect(events.at(-1)).toMatchObject({ type: 'run-status', status: 'failed', final: true });
+    } finally {
+      await asOwner('alter table messages drop constraint if exists refuse_marked');
+      await tool.close();
+    }
+  });
+
+  it('stores a tool answer carrying NUL characters (which Postgres refuses) with U+FFFD in their place', async () => {
+    const tool = await startRecordingServer();
+    try {
+      const { agent, conversation } = await conversationWithBooking(tool.url);
+      const run = await send(conversation.id, agent.id, 'book it');
+      tool.respondWith(() => ({ body: { note: 'booked\u0000 \\u0000' } }));
+      fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_nul', name: 'book', arguments: {} }] });
+      fake.enqueue({ type: 'reply', text: 'Booked.' });
+      await process(run.id, { egress: createEgressPolicy({ allowlist: ['127.0.0.1'] }) });
+      expect((await getRun(db, tenantId, run.id))?.status).toBe('completed');
+      const transcript = await listMessages(db, tenantId, conversation.id);
+      expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(transcript[2]?.content).toMatchObject([{ type: 'tool_result', output: { note: 'booked\ufffd \\u0000' } }]);
+      expect((await toolCallRecords(db, run, ['call_nul']))[0]).toMatchObject({
+        status: 'completed',
+        output: { note: 'booked\ufffd \\u0000' },
+      });
     } finally {
       await tool.close();
     }

@@ -1,0 +1,38 @@
+import { customType } from 'drizzle-orm/pg-core';
+
+/**
+ * Replaces every `\u0000` escape in JSON text with `\ufffd` (the replacement character). Postgres
+ * cannot store NUL in a jsonb (or text) value and refuses the whole statement, so a tool answer or
+ * message carrying one would otherwise fail the write it rides with. An escaped backslash followed
+ * by `u0000` (the six characters, not NUL) is left alone.
+ *
+ * @example
+ * withoutNul(JSON.stringify({ note: 'a\u0000b' })); // '{"note":"a\\ufffdb"}'
+ */
+export function withoutNul(json: string): string {
+  if (!json.includes('\\u0000')) return json;
+  return json.replace(/(\\+)u0000/g, (match, slashes: string) =>
+    slashes.length % 2 === 1 ? `${slashes}ufffd` : match,
+  );
+}
+
+/**
+ * drizzle's `jsonb` column, except that NUL characters in strings are stored as U+FFFD instead of
+ * failing the statement (see {@link withoutNul}).
+ *
+ * @example
+ * const messages = pgTable('messages', { content: jsonb('content').$type<ContentPart[]>().notNull() });
+ */
+export const jsonb = customType<{ data: unknown; driverData: string }>({
+  dataType: () => 'jsonb',
+  toDriver: (value) => withoutNul(JSON.stringify(value)),
+  // Drivers hand jsonb over parsed (postgres-js, PGlite); a string is parsed as drizzle's own jsonb does.
+  fromDriver: (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  },
+});
