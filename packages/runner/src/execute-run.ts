@@ -1,17 +1,14 @@
 import { type AgentRunResult, type PendingInput, runAgent, type ToolExecutor } from '@agentry/agent';
 import type { CompiledAgent } from '@agentry/config';
 import {
-  activeRuns,
   type ClaimRef,
   checkpointRun,
   claimRunInTurn,
-  completeToolCall,
   type Db,
   FINAL_RUN_STATUSES,
-  finishRunFenced,
+  finishAttempt,
   getRunWithTurn,
   heartbeatRun,
-  insertRunMessages,
   markRunWaiting,
   type Run,
   type RunRef,
@@ -195,6 +192,8 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
 
   async function attempt(job: Job, claimed: { run: Run; start?: RunStart }): Promise<void> {
     const { run, start } = claimed;
+    // The run's version's config, for what happens at the end (its webhooks).
+    const config = start?.rows.version?.config;
     telemetry?.attemptStarted(run);
     const fence = run.fence;
     const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt, fence };
@@ -229,10 +228,14 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         return;
       }
       const outcome = runOutcome(result);
-      await finish(run, fence, writes, outcome, {
-        usage: addUsage(run.usage, result.usage),
-        toolCallCount: run.toolCallCount + result.toolCallCount,
-      });
+      await finish(
+        run,
+        fence,
+        writes,
+        outcome,
+        { usage: addUsage(run.usage, result.usage), toolCallCount: run.toolCallCount + result.toolCallCount },
+        config,
+      );
       log('info', 'run finished', { ...fields, status: outcome.status, steps: result.steps.length });
     } catch (error) {
       if (error instanceof Requeue) throw error;
@@ -248,7 +251,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         throw appError;
       }
       log('error', 'run failed', { ...fields, code: appError.code, cause: String(appError.cause ?? '') });
-      await finish(run, fence, writes, { status: 'failed', error: appError.toJSON() });
+      await finish(run, fence, writes, { status: 'failed', error: appError.toJSON() }, {}, config);
       if (!appError.isRetryable) throw appError;
     } finally {
       clearInterval(beat);
@@ -427,6 +430,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     writes: WriteBehind,
     outcome: RunOutcome,
     totals: { usage?: Usage; toolCallCount?: number } = {},
+    config?: Record<string, unknown>,
   ): Promise<void> {
     // A failed run's status is written even when what the attempt put off was lost; any other end
     // needs those writes, and their failure fails the attempt instead.
@@ -434,31 +438,25 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     // What the attempt put off (the final answer and its step), the final status and the
     // conversation's next queued run in one transaction; the next run is queued only after the
     // final status is published.
-    const notWritten = Symbol('not written');
+    // Stale or already final: undefined, and the put-off writes roll back with the transaction.
+    // Knowing the version's webhooks (none for this status: one round trip) spares a read of them.
     const write = () =>
-      withTenantScope(deps.db, run.tenantId, async (tx) => {
-        const [written] = await Promise.all([
-          finishRunFenced(tx, run, fence, {
-            status: outcome.status,
-            ...(outcome.error ? { error: outcome.error } : {}),
-            ...(put.update.steps ? { steps: put.update.steps } : {}),
-            ...(put.update.usage ? { usage: put.update.usage } : {}),
-            ...totals,
-          }),
-          insertRunMessages(tx, run, put.messages),
-          ...put.completions.map(({ toolCallId, result }) =>
-            completeToolCall(tx, { runId: run.id, tenantId: run.tenantId, toolCallId }, fence, result),
-          ),
-        ]);
-        // Stale or already final: the put-off writes roll back with the transaction.
-        if (!written) throw notWritten;
-        return { run: (await activeRuns(tx, run.tenantId, run.conversationId)).find((r) => r.status === 'queued') };
-      });
+      finishAttempt(
+        deps.db,
+        run,
+        fence,
+        {
+          status: outcome.status,
+          ...(outcome.error ? { error: outcome.error } : {}),
+          ...(put.update.steps ? { steps: put.update.steps } : {}),
+          ...(put.update.usage ? { usage: put.update.usage } : {}),
+          ...totals,
+        },
+        { messages: put.messages, completions: put.completions },
+        config ? { webhooks: config.webhooks ?? null } : {},
+      );
     // The last checkpoint of the run rides in this transaction: traced as one.
-    const next = await (telemetry ? telemetry.traceCheckpoint(run, write) : write()).catch((error: unknown) => {
-      if (error === notWritten) return undefined;
-      throw error;
-    });
+    const next = await (telemetry ? telemetry.traceCheckpoint(run, write) : write());
     if (!next) return;
     telemetry?.runFinished(run, outcome.status);
     await publish(run.id, {
@@ -468,7 +466,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       final: true,
     });
     // Wakes the conversation's next queued run now instead of at its next requeue.
-    if (next.run) await deps.enqueue?.(next.run.id, next.run.tenantId).catch(() => {});
+    if (next.nextQueuedRunId) await deps.enqueue?.(next.nextQueuedRunId, run.tenantId).catch(() => {});
   }
 
   /** Parks the run until people answer; its job ends and frees the worker. */

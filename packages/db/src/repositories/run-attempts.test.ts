@@ -6,10 +6,12 @@ import {
   claimRunInTurn,
   createConversation,
   createRunForMessage,
+  finishAttempt,
   finishRunFenced,
   getRun,
   getRunWithTurn,
   listMessages,
+  listWebhookDeliveries,
   type Run,
   readRunStart,
   writePendingInput,
@@ -170,5 +172,79 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
     ]);
     const stored = await getRun(database.db, tenant.id, later.id);
     expect([stored?.pendingInput, stored?.inputMessageId]).toEqual([null, transcript[1]!.id]);
+  });
+
+  describe('finishAttempt', () => {
+    const answer = { role: 'assistant' as const, content: text('done') };
+    const hooked = [{ url: 'https://h.example.com/x', events: ['run.completed'], signing_secret: 'S' }];
+
+    it('writes the put-off messages, the final status and names the next queued run', async () => {
+      const { tenant, earlier, later } = await runBehindAnother();
+      const done = await finishAttempt(
+        database.db,
+        earlier,
+        earlier.fence,
+        { status: 'completed', steps: [{ index: 0 } as never] },
+        { messages: [answer], completions: [] },
+        { webhooks: null },
+      );
+      expect(done).toEqual({ nextQueuedRunId: later.id });
+      const stored = await getRun(database.db, tenant.id, earlier.id);
+      expect([stored?.status, stored?.steps, stored?.finishedAt instanceof Date]).toEqual([
+        'completed',
+        [{ index: 0 }],
+        true,
+      ]);
+      const transcript = await listMessages(database.db, tenant.id, earlier.conversationId);
+      expect(transcript.at(-1)?.content).toEqual(answer.content);
+      // Nothing queued behind the last one.
+      const last = (await claimRun(database.db, later))!;
+      const end = await finishAttempt(
+        database.db,
+        last,
+        last.fence,
+        { status: 'failed' },
+        { messages: [], completions: [] },
+      );
+      expect(end).toEqual({ nextQueuedRunId: undefined });
+    });
+
+    it('writes nothing, the put-off messages included, with a stale fence or a run already final', async () => {
+      for (const webhooks of [null, undefined]) {
+        const run = await claimedRun();
+        const writes = { messages: [answer], completions: [] };
+        const options = webhooks === undefined ? {} : { webhooks };
+        expect(await finishAttempt(database.db, run, run.fence - 1, { status: 'completed' }, writes, options)).toBe(
+          undefined,
+        );
+        // Final with the same fence (as no writer does): the status check alone refuses it.
+        await finishRunFenced(database.db, run, run.fence, { status: 'cancelled' });
+        expect(await finishAttempt(database.db, run, run.fence, { status: 'completed' }, writes, options)).toBe(
+          undefined,
+        );
+        expect(await listMessages(database.db, run.tenantId, run.conversationId)).toHaveLength(1);
+        expect((await getRun(database.db, run.tenantId, run.id))?.status).toBe('cancelled');
+      }
+    });
+
+    it("records the webhook deliveries of the status, whether or not the caller knows the version's webhooks", async () => {
+      const { tenant, startRun } = await tenantWithAgent(database.db, { webhooks: hooked });
+      for (const options of [{ webhooks: hooked }, {}]) {
+        const run = await startRun();
+        const done = await finishAttempt(
+          database.db,
+          run,
+          run.fence,
+          { status: 'completed' },
+          { messages: [answer], completions: [] },
+          options,
+        );
+        expect(done).toEqual({ nextQueuedRunId: undefined });
+        const deliveries = await listWebhookDeliveries(database.db, tenant.id, { limit: 5, runId: run.id });
+        expect(deliveries.map((d) => [d.event, (d.payload.data as { output: string }).output])).toEqual([
+          ['run.completed', 'done'],
+        ]);
+      }
+    });
   });
 });

@@ -11,7 +11,7 @@ import { type AgentVersion, getAgentVersion } from './agents.ts';
 import { type Conversation, getConversation, listMessages, type Run, type StoredMessage } from './conversations.ts';
 import { seqAfterLast } from './message-seq.ts';
 import { getTenant, type Tenant } from './tenants.ts';
-import { recordRunWebhooks } from './webhook-deliveries.ts';
+import { hasWebhookFor, recordRunWebhooks } from './webhook-deliveries.ts';
 
 export type ToolCallRecord = typeof toolCalls.$inferSelect;
 
@@ -196,14 +196,20 @@ export async function getRunWithTurn(
  * the driver at once (`execute()`), so the write the caller issues right after it goes out in the
  * same round trip and still runs after it. Rejects with `stale_attempt`.
  */
-function assertFence(tx: Tx, runId: string, fence: number, update: Partial<Run> = {}): Promise<void> {
+function assertFence(
+  tx: Tx,
+  runId: string,
+  fence: number,
+  update: Partial<Run> = {},
+  finishing = false,
+): Promise<void> {
   const key = `${runId}:${fence}`;
   const earlier = fencesChecked.get(tx)?.get(key);
   const updates = Object.keys(update).length > 0;
   // Several fenced writes in one transaction (an attempt batching its writes) need one check: the
   // first holds the row lock until commit, and its failure fails the transaction.
   if (earlier && !updates) return earlier;
-  const check = fenceCheck(update)(tx, { ...update, runId, fence }).then(
+  const check = fenceCheck(update, finishing)(tx, { ...update, runId, fence }).then(
     () => {},
     (error: unknown) => {
       throw isStale(error) ? staleAttempt(runId) : error;
@@ -241,23 +247,32 @@ function isStale(error: unknown): boolean {
 /**
  * The fence check for an update of these columns (none: the fence itself, a no-op that locks the
  * row), prebuilt per set of columns; a column set to null is part of the shape, not a value (a
- * placeholder would store a JSON null in a jsonb column).
+ * placeholder would store a JSON null in a jsonb column). `finishing`: the run's final update,
+ * which also needs an active status and stamps `finished_at`.
  */
-function fenceCheck(update: Partial<Run>) {
-  const shape = Object.entries(update)
+function fenceCheck(update: Partial<Run>, finishing: boolean) {
+  const columns = Object.entries(update)
     .map(([column, value]) => (value === null ? `${column}=null` : column))
     .sort()
     .join(',');
+  const shape = finishing ? `${columns}|finish` : columns;
   let check = fenceChecks.get(shape);
   if (!check) {
     check = prebuilt((db) => {
       const set = Object.fromEntries(
         Object.entries(update).map(([column, value]) => [column, value === null ? null : sql.placeholder(column)]),
       );
+      const finish = { finishedAt: sql`now()`, heartbeatAt: sql`now()` };
       const write = db
         .update(runs)
-        .set(shape ? set : { fence: sql.placeholder('fence') })
-        .where(and(eq(runs.id, sql.placeholder('runId')), eq(runs.fence, sql.placeholder('fence'))))
+        .set(finishing ? { ...set, ...finish } : columns ? set : { fence: sql.placeholder('fence') })
+        .where(
+          and(
+            eq(runs.id, sql.placeholder('runId')),
+            eq(runs.fence, sql.placeholder('fence')),
+            finishing ? inArray(runs.status, ACTIVE) : undefined,
+          ),
+        )
         .returning({ id: runs.id });
       const fenced = db.$with('fenced', { id: runs.id }).as(write.getSQL());
       return db
@@ -466,6 +481,79 @@ export async function finishRunFenced(
   });
   return rows.length > 0;
 }
+
+/** What an attempt put off until its end: written with its final status, or not at all. */
+export interface FinalWrites {
+  messages: Message[];
+  completions: Array<{ toolCallId: string; result: { output: unknown; isError: boolean; errorCode?: string } }>;
+}
+
+type FinalUpdate = Parameters<typeof finishRunFenced>[3];
+
+/**
+ * An attempt's last transaction: what it put off (`writes`), its final status (fenced, from an
+ * active status, as `finishRunFenced`) and the id of the conversation's next queued run, all or
+ * nothing. `webhooks` is the `webhooks` of the run's agent version's config when the caller has it
+ * loaded: when none is subscribed to the status, every check is the database's (a failed fence or
+ * status rolls everything back) and the COMMIT is sent ahead — one round trip on Postgres. Otherwise
+ * the webhook outbox rows are written too, as `finishRunFenced` does. Undefined when not written:
+ * the fence is stale or the run already final.
+ *
+ * @example
+ * const done = await finishAttempt(db, run, fence, { status: 'completed' }, { messages, completions: [] }, { webhooks: config.webhooks });
+ * if (done?.nextQueuedRunId) await enqueue(done.nextQueuedRunId);
+ */
+export async function finishAttempt(
+  db: Db,
+  run: Pick<Run, 'id' | 'tenantId' | 'conversationId'>,
+  fence: number,
+  update: FinalUpdate,
+  writes: FinalWrites,
+  options: { webhooks?: unknown } = {},
+): Promise<{ nextQueuedRunId: string | undefined } | undefined> {
+  const quiet = options.webhooks !== undefined && !hasWebhookFor(options.webhooks, update.status);
+  const values = Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined));
+  try {
+    return await withTenantScope(db, run.tenantId, async (tx, commitAhead) => {
+      const finished = quiet
+        ? assertFence(tx, run.id, fence, values, true)
+        : runFinish(update, ACTIVE)(tx, { ...values, runId: run.id, fence }).then(async ([row]) => {
+            if (!row) throw staleAttempt(run.id);
+            await recordRunWebhooks(tx, row);
+          });
+      const rest = Promise.all([
+        insertRunMessages(tx, run, writes.messages),
+        ...writes.completions.map(({ toolCallId, result }) =>
+          completeToolCall(tx, { runId: run.id, tenantId: run.tenantId, toolCallId }, fence, result),
+        ),
+        nextQueuedRun(tx, { tenantId: run.tenantId, conversationId: run.conversationId }),
+      ]);
+      if (quiet) commitAhead();
+      const written = await behindFence(finished, rest);
+      const next = written.at(-1) as Array<{ id: string }>;
+      return { nextQueuedRunId: next[0]?.id };
+    });
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'stale_attempt') return undefined;
+    throw error;
+  }
+}
+
+/** The conversation's oldest queued run (the next to go once the active one ends). */
+const nextQueuedRun = prebuilt((db) =>
+  db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(
+      and(
+        eq(runs.conversationId, sql.placeholder('conversationId')),
+        eq(runs.tenantId, sql.placeholder('tenantId')),
+        eq(runs.status, 'queued'),
+      ),
+    )
+    .orderBy(asc(runs.createdAt), asc(runs.id))
+    .limit(1),
+);
 
 /** The fenced final update of these columns from these statuses, prebuilt per shape. */
 function runFinish(update: Partial<Run>, fromStatuses: RunStatus[]) {

@@ -43,6 +43,24 @@ function isTarget(value: unknown): value is WebhookTarget {
   );
 }
 
+/** The enabled entries of an agent config's `webhooks` subscribed to a run reaching `status`. */
+function webhookTargets(webhooks: unknown, status: RunStatus): WebhookTarget[] {
+  const event = EVENTS[status];
+  if (!event || !Array.isArray(webhooks)) return [];
+  return webhooks.filter(isTarget).filter((w) => w.enabled !== false && w.events.includes(event));
+}
+
+/**
+ * Whether a run of an agent version whose config has this `webhooks` value gets a delivery when it
+ * reaches `status`: a caller that has the config loaded can tell before writing the status.
+ *
+ * @example
+ * if (!hasWebhookFor(version.config.webhooks, 'completed')) commitAhead();
+ */
+export function hasWebhookFor(webhooks: unknown, status: RunStatus): boolean {
+  return webhookTargets(webhooks, status).length > 0;
+}
+
 /** The run's final (or waiting) text answer: the text of its last assistant message. */
 async function outputText(tx: Tx, run: Run): Promise<string | null> {
   const [last] = await tx
@@ -100,8 +118,7 @@ export async function recordRunWebhooks(
   run: Run,
   options: { pending?: readonly unknown[] } = {},
 ): Promise<number> {
-  const event = EVENTS[run.status];
-  if (!event) return 0;
+  if (!EVENTS[run.status]) return 0;
   const [version] = await tx
     .select({ webhooks: sql<unknown>`${agentVersions.config} -> 'webhooks'` })
     .from(agentVersions)
@@ -112,10 +129,9 @@ export async function recordRunWebhooks(
         eq(agentVersions.tenantId, run.tenantId),
       ),
     );
-  const targets = (Array.isArray(version?.webhooks) ? version.webhooks : [])
-    .filter(isTarget)
-    .filter((w) => w.enabled !== false && w.events.includes(event));
-  if (targets.length === 0) return 0;
+  const event = EVENTS[run.status];
+  const targets = webhookTargets(version?.webhooks, run.status);
+  if (!event || targets.length === 0) return 0;
   const data = await runEventData(tx, run, options.pending ?? []);
   const createdAt = new Date();
   await tx.insert(webhookDeliveries).values(
