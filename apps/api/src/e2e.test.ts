@@ -150,6 +150,13 @@ describe.each(matrix)('end to end: %s mode, %s wire format', (mode, provider) =>
         'payload_too_large',
       ],
       ['empty content', await call(h, 'POST', path, { key, body: { content: '' } }), 422, 'validation_failed'],
+      ['NUL character', await call(h, 'POST', path, { key, body: { content: 'a\u0000b' } }), 422, 'validation_failed'],
+      [
+        'NUL in an agent name',
+        await call(h, 'POST', '/v1/agents', { key, body: { config: { basic_settings: { name: 'A\u0000' } } } }),
+        422,
+        'validation_failed',
+      ],
       [
         'invalid config',
         await call(h, 'POST', '/v1/agents', { key, body: { config: { tools: 'x' } } }),
