@@ -1,7 +1,12 @@
+import { connect, type Socket } from 'node:net';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import { eq, sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from './database.ts';
 import { createTenantWithKey, type Database, getTenant, openDatabase, tenants, withTenantScope } from './index.ts';
+import { pipelinedPostgres } from './postgres-pipelining.ts';
 
 const postgresAvailable = testDatabaseKinds().includes('postgres');
 
@@ -181,5 +186,44 @@ describe.skipIf(!postgresAvailable)('pipelined statements and transactions on po
       expect((await withTenantScope(single.db, tenantId, (tx) => getTenant(tx, tenantId)))?.id).toBe(tenantId);
     }
     expect((await preparedTexts()).length).toBe(before);
+  });
+
+  it('sends a transaction of more than 1 KiB, its COMMIT sent ahead, in one socket write', async () => {
+    // postgres-js wrote as soon as 1024 bytes were waiting (patches/postgres@3.4.9.patch raises
+    // that): the rest, COMMIT included, then left in a second write and woke the backend again.
+    const writes: number[] = [];
+    const url = new URL(database.url!);
+    // `socket` (a connected socket to use) is in postgres-js's README, not in its types.
+    const socketOption = {
+      socket: () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect(Number(url.port || 5432), url.hostname, () => resolve(socket)).once('error', reject);
+          const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+          socket.write = ((chunk: Uint8Array, ...rest: unknown[]) => {
+            writes.push(chunk.length);
+            return write(chunk, ...rest);
+          }) as typeof socket.write;
+        }),
+    };
+    const client = postgres(database.url!, { max: 1, onnotice: () => {}, ...socketOption });
+    const db = drizzle(pipelinedPostgres(client, { preparedStatements: true })) as unknown as Db;
+    try {
+      await db.execute(sql`create temporary table notes (body text)`);
+      const insert = (body: string) =>
+        withTenantScope(db, tenantId, async (tx, commitAhead) => {
+          const written = tx.execute(sql`insert into notes values (${body})`);
+          commitAhead();
+          await written;
+        });
+      await insert('warm-up: prepares the statements');
+      writes.length = 0;
+      await insert('x'.repeat(1500));
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toBeGreaterThan(1500);
+      const [row] = (await db.execute(sql`select count(*)::int as n from notes`)) as unknown as Array<{ n: number }>;
+      expect(row?.n).toBe(2);
+    } finally {
+      await client.end({ timeout: 5 });
+    }
   });
 });
