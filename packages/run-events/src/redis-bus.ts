@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { followStream } from './follow-stream.ts';
+import { createOrderedSender } from './ordered-sender.ts';
 import { createSharedReader, type SharedReader } from './shared-reader.ts';
 import {
   defaultLimits,
@@ -56,15 +57,16 @@ export function createRedisBus(options: RedisBusOptions): RedisRunEventBus {
   const limits = options.limits ?? defaultLimits;
   const prefix = options.prefix ?? 'agentry';
   const pageSize = 256;
-  // Auto-pipelining sends the commands of one tick together; one connection keeps them in order.
   const writer = new Redis(options.redisUrl, {
     maxRetriesPerRequest: 3,
-    // Each event is written at once. Auto-pipelining would hold it until the event loop's next
-    // check phase (setImmediate) and behind the batch still in flight: ≈ 1–2 ms per event on the
-    // way to the client while the worker goes on with the run (measured, BENCHMARKS.md).
+    // Not auto-pipelined: that holds a command until the event loop's next check phase
+    // (setImmediate), ≈ 1–2 ms per event on the way to the client while the worker goes on with the
+    // run (measured, BENCHMARKS.md). Events go through `events` instead: at once, or together.
     enableAutoPipelining: false,
     connectionName: `${prefix}:run-events:writer`,
   });
+  // One ordered sender keeps a run's events, and its stream's expiry after its first event, in order.
+  const events = createOrderedSender(writer);
   const expiring = new Set<string>();
   writer.on('error', () => {});
   let sharedReader: SharedReader | undefined;
@@ -85,16 +87,16 @@ export function createRedisBus(options: RedisBusOptions): RedisRunEventBus {
   return {
     async publish<E extends { type: string; final?: boolean }>(runId: string, event: E): Promise<string> {
       const k = key(runId);
-      const added = writer.xadd(k, 'MAXLEN', '~', String(limits.maxEventsPerRun), '*', 'e', JSON.stringify(event));
+      const added = events.send('xadd', [k, 'MAXLEN', '~', limits.maxEventsPerRun, '*', 'e', JSON.stringify(event)]);
       // The expiry is set when a run's stream starts and shortened when it ends, not on every
       // event: a run publishes dozens of deltas, and one command each is what they cost.
       if (event.final) {
-        void writer.expire(k, limits.finishedTtlSeconds).catch(() => {});
+        events.send('expire', [k, limits.finishedTtlSeconds]).catch(() => {});
         expiring.delete(runId);
       } else if (!expiring.has(runId)) {
         expiring.add(runId);
         if (expiring.size > 10_000) expiring.delete(expiring.values().next().value!);
-        void writer.expire(k, limits.ttlSeconds).catch(() => {});
+        events.send('expire', [k, limits.ttlSeconds]).catch(() => {});
       }
       return (await added) as string;
     },
