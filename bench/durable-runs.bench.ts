@@ -26,7 +26,7 @@ import { startLocalTopology } from '../infra/local-topology.ts';
 import OpenAI from '../packages/provider-openai/node_modules/openai/index.mjs';
 import type { BenchResult } from './run.ts';
 import { summarize } from './stats.ts';
-import { cpuMeter, machineCpuMs, pidsByComm, postgresPids, rssBytes, slope } from './support/proc.ts';
+import { cpuMeter, machineCpuMs, pidsByComm, postgresPids, rssBytes, slope, writeCallMeter } from './support/proc.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const setting = (name: string): string | undefined => process.env[name];
@@ -604,7 +604,13 @@ async function separateThroughput(p: Platform, services: Services) {
     redis: cpuMeter(() => redis),
     client: cpuMeter(() => [process.pid, services.pid]),
   };
-  const all = Object.values(meters);
+  const writes = {
+    api: writeCallMeter(() => [p.api]),
+    worker: writeCallMeter(() => [p.worker]),
+    postgres: writeCallMeter(() => postgresPids(p.database!)),
+    redis: writeCallMeter(() => redis),
+  };
+  const all = [...Object.values(meters), ...Object.values(writes)];
   const dbBefore = await databaseStats(p.database!);
   const redisBefore = await redisCommands();
   const machine = machineCpuMs();
@@ -614,6 +620,10 @@ async function separateThroughput(p: Platform, services: Services) {
   });
   const used = Object.fromEntries(Object.entries(meters).map(([k, m]) => [k, m.stop()])) as Record<
     keyof typeof meters,
+    number
+  >;
+  const written = Object.fromEntries(Object.entries(writes).map(([k, m]) => [k, m.stop()])) as Record<
+    keyof typeof writes,
     number
   >;
   const after = machineCpuMs();
@@ -648,6 +658,12 @@ async function separateThroughput(p: Platform, services: Services) {
             ? 'the whole redis-server (shared with other users of this machine)'
             : 'one value',
     })),
+    {
+      name: '(b) API + worker: write system calls per run, API + worker + Postgres + Redis',
+      unit: 'writes/run',
+      ...perRun(written.api + written.worker + written.postgres + written.redis),
+      note: `/proc/<pid>/io syscw over the runs/s window: api ${(written.api / runs).toFixed(1)}, worker ${(written.worker / runs).toFixed(1)}, postgres ${(written.postgres / runs).toFixed(1)}, redis ${(written.redis / runs).toFixed(1)} (shared Redis)`,
+    },
     {
       name: '(b) API + worker: Postgres transactions per run',
       unit: 'xacts/run',

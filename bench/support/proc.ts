@@ -89,29 +89,53 @@ export function machineCpuMs(): { busy: number; total: number } {
   return { busy: (busy * 1000) / CLK_TCK, total: ((busy + idle! + iowait!) * 1000) / CLK_TCK };
 }
 
+/** Write system calls made so far by `pid` (every thread; `syscw` in /proc/<pid>/io), undefined when it has gone. */
+function writeCalls(pid: number): number | undefined {
+  try {
+    const match = /^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * CPU time used by a changing set of processes between `start()` and `stop()`: a process that
  * appears in between counts from zero; one that exits in between loses what it used after the
  * last `poll()` (poll during long phases).
  */
 export function cpuMeter(pids: () => number[]) {
+  return counterMeter(pids, (pid) => stat(pid)?.cpuMs);
+}
+
+/**
+ * Write system calls (socket, pipe and file writes alike) made by a changing set of processes
+ * between `start()` and `stop()`, counted like `cpuMeter`. On loopback TCP each write also runs the
+ * receiver's network stack, so it is what most of a process's CPU per run goes to.
+ */
+export function writeCallMeter(pids: () => number[]) {
+  return counterMeter(pids, writeCalls);
+}
+
+/** How much a per-process counter grew between `start()` and `stop()`, summed over `pids()`. */
+function counterMeter(pids: () => number[], read: (pid: number) => number | undefined) {
   const first = new Map<number, number>();
   const last = new Map<number, number>();
   const poll = () => {
     for (const pid of pids()) {
-      const ms = stat(pid)?.cpuMs;
-      if (ms !== undefined) last.set(pid, ms);
+      const value = read(pid);
+      if (value !== undefined) last.set(pid, value);
     }
   };
   return {
     start() {
       for (const pid of pids()) {
-        const ms = stat(pid)?.cpuMs;
-        if (ms !== undefined) first.set(pid, ms);
+        const value = read(pid);
+        if (value !== undefined) first.set(pid, value);
       }
     },
     poll,
-    /** CPU ms used since start(). */
+    /** How much the counter grew since start(). */
     stop(): number {
       poll();
       let sum = 0;
