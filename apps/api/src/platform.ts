@@ -30,11 +30,11 @@ import {
   type WebhookDispatcher,
 } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
-import { createRunTelemetry, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
+import { createLogger, createRunTelemetry, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
@@ -62,7 +62,7 @@ export interface RunningPlatform {
  * const platform = await startPlatform(readApiConfig(process.env, true));
  */
 export async function startPlatform(config: ApiConfig, options: { logger?: Logger } = {}): Promise<RunningPlatform> {
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { app: 'api', mode: config.mode } });
+  const logger = options.logger ?? createLogger({ level: config.logLevel, base: { app: 'api', mode: config.mode } });
   const tracing = await startTelemetry({
     serviceName: 'agentry-api',
     ...(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {}),

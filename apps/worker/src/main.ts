@@ -4,8 +4,8 @@ import { createBullQueue, createRedisTenantSlots, jobRetryPolicy, startBullWorke
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
 import { createRunProcessor, createWebhookDispatcher, EnvError, startSweeper } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
-import { createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
-import pino, { type Logger } from 'pino';
+import { createLogger, createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
+import type { Logger } from 'pino';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 
@@ -46,7 +46,7 @@ async function serveMetrics(config: WorkerConfig, logger: Logger): Promise<Metri
 /** A worker process: takes run jobs from BullMQ and executes them. Run as many as you like. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
+  const logger = createLogger({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
   const tracing = await startTelemetry({
     serviceName: 'agentry-worker',
     ...(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {}),

@@ -1,3 +1,4 @@
+export { createLogger, type LoggerOptions } from './logger.ts';
 export {
   type AgentryMetrics,
   createMetrics,
