@@ -25,14 +25,28 @@ export async function createConversation(
   db: Db,
   input: { tenantId: string; agentId: string; agentVersion: number | null; context: Record<string, unknown> },
 ): Promise<Conversation> {
-  const [row] = await withTenantScope(db, input.tenantId, (tx) =>
-    tx
-      .insert(conversations)
-      .values({ id: newId(), ...input })
-      .returning(),
-  );
+  // One statement that decides nothing afterwards: its COMMIT goes along (one round trip).
+  const [row] = await withTenantScope(db, input.tenantId, (tx, commitAhead) => {
+    const inserted = conversationInsert(tx, { id: newId(), ...input });
+    commitAhead();
+    return inserted;
+  });
   return row!;
 }
+
+const conversationInsert = prebuilt((db) =>
+  db
+    .insert(conversations)
+    .values({
+      id: sql.placeholder('id'),
+      tenantId: sql.placeholder('tenantId'),
+      agentId: sql.placeholder('agentId'),
+      // An integer or null: no JSON encoding that would turn null into a value.
+      agentVersion: sql.placeholder('agentVersion'),
+      context: sql.placeholder('context'),
+    })
+    .returning(),
+);
 
 const conversationById = prebuilt((db) =>
   db
@@ -229,6 +243,26 @@ async function lockConversation(tx: Tx, tenantId: string, conversationId: string
 }
 
 /**
+ * A message's run, with the user message it starts from, or with the message kept on the run while
+ * an earlier run is active: two shapes, since the column left out must stay SQL null (a placeholder
+ * would store a JSON null in the jsonb `pending_input`).
+ */
+const runWithMessageInsert = prebuilt((db) => db.insert(runs).values(runInsertValues('inputMessageId')).returning());
+const runWithPendingInsert = prebuilt((db) => db.insert(runs).values(runInsertValues('pendingInput')).returning());
+
+function runInsertValues(input: 'inputMessageId' | 'pendingInput') {
+  return {
+    id: sql.placeholder('id'),
+    tenantId: sql.placeholder('tenantId'),
+    conversationId: sql.placeholder('conversationId'),
+    agentId: sql.placeholder('agentId'),
+    agentVersion: sql.placeholder('agentVersion'),
+    traceId: sql.placeholder('traceId'),
+    [input]: sql.placeholder(input),
+  };
+}
+
+/**
  * The run's writes once the conversation is locked: its user message (or kept input), the run,
  * interruptions. They are the transaction's last statements and nothing is checked after them:
  * the COMMIT travels with them (one round trip).
@@ -260,20 +294,15 @@ async function writeRun(
           content: input.message.content,
         })
       : [],
-    tx
-      .insert(runs)
-      .values({
-        id: runId,
-        tenantId,
-        conversationId,
-        agentId: input.agentId,
-        agentVersion: input.agentVersion,
-        traceId: input.traceId,
-        inputMessageId: messageId ?? null,
-        pendingInput: messageId ? null : input.message.content,
-      })
-      .returning()
-      .execute(),
+    (messageId ? runWithMessageInsert : runWithPendingInsert)(tx, {
+      id: runId,
+      tenantId,
+      conversationId,
+      agentId: input.agentId,
+      agentVersion: input.agentVersion,
+      traceId: input.traceId,
+      ...(messageId ? { inputMessageId: messageId } : { pendingInput: input.message.content }),
+    }),
     interrupted.length > 0
       ? tx
           .update(runs)
