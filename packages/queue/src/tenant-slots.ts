@@ -60,14 +60,25 @@ return 0`;
 export function createRedisTenantSlots(
   options: TenantSlotOptions & { redisUrl: string; prefix?: string },
 ): TenantSlots {
-  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 }) as Redis & {
+    acquireTenantSlot(key: string, ...args: Array<string | number>): Promise<number>;
+  };
   redis.on('error', () => {});
+  // Sent by its SHA (EVALSHA; ioredis loads it on NOSCRIPT) instead of the script's text every run.
+  redis.defineCommand('acquireTenantSlot', { numberOfKeys: 1, lua: ACQUIRE });
   const leaseMs = options.leaseMs ?? 120_000;
   const key = (tenantId: string) => `${options.prefix ?? 'agentry'}:tenant-slots:${tenantId}`;
   return {
     async acquire(tenantId, runId) {
       const now = Date.now();
-      const ok = await redis.eval(ACQUIRE, 1, key(tenantId), now, now + leaseMs, runId, options.perTenant, leaseMs * 2);
+      const ok = await redis.acquireTenantSlot(
+        key(tenantId),
+        now,
+        now + leaseMs,
+        runId,
+        options.perTenant,
+        leaseMs * 2,
+      );
       return ok === 1;
     },
     async refresh(tenantId, runId) {

@@ -2,6 +2,7 @@ import { errors } from '@agentry/errors';
 import type { LanguageModel } from '@agentry/llm';
 import { createAnthropicModel } from '@agentry/provider-anthropic';
 import { createOpenAIModel } from '@agentry/provider-openai';
+import { LRUCache } from 'lru-cache';
 
 export type ProviderName = 'openai' | 'anthropic' | 'openai_compatible';
 
@@ -59,8 +60,36 @@ function defaultProvider(settings: ModelProviderSettings): ProviderName | undefi
   return undefined;
 }
 
-/** Builds the SDK-backed model for a resolved choice. */
+/**
+ * The models built so far, by everything that tells them apart. A model keeps no state between
+ * calls, so every run of the process with the same choice shares one: building the SDK client per
+ * run cost the worker ≈ 1.5 % of its CPU (bench/durable-runs). Bounded, as tenants' own keys vary.
+ */
+const builtModels = new LRUCache<string, LanguageModel>({ max: 256 });
+
+/**
+ * The SDK-backed model for a resolved choice (built once per distinct choice and settings).
+ *
+ * @example
+ * const model = createModel(resolveModel({ provider: 'openai', name: 'gpt-5.4-mini' }, settings), settings);
+ */
 export function createModel(resolved: ResolvedModel, settings: ModelProviderSettings): LanguageModel {
+  const key = JSON.stringify([
+    resolved.provider,
+    resolved.name,
+    resolved.apiKey,
+    resolved.baseURL,
+    settings.maxRetries,
+  ]);
+  let model = builtModels.get(key);
+  if (!model) {
+    model = buildModel(resolved, settings);
+    builtModels.set(key, model);
+  }
+  return model;
+}
+
+function buildModel(resolved: ResolvedModel, settings: ModelProviderSettings): LanguageModel {
   const common = {
     apiKey: resolved.apiKey,
     model: resolved.name,
