@@ -169,6 +169,12 @@ export const runs = pgTable(
     index('runs_tenant_idx').on(t.tenantId, t.createdAt),
     // Only active runs, by status: heartbeats change often and must not churn an index.
     index('runs_active_idx').on(t.status).where(sql`${t.status} in ('queued', 'running', 'waiting')`),
+    // A conversation's active runs (its turn, the next queued run, the busy check): a handful of
+    // entries per conversation, however many runs its tenant has. Queries must name the statuses
+    // as literals (`isActiveRun` in run-attempts.ts), or a generic plan cannot use a partial index.
+    index('runs_conversation_active_idx')
+      .on(t.conversationId, t.createdAt, t.id)
+      .where(sql`${t.status} in ('queued', 'running', 'waiting')`),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { AppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
-import { and, asc, eq, getTableColumns, inArray, notExists, sql } from 'drizzle-orm';
+import { type AnyColumn, and, asc, eq, getTableColumns, inArray, notExists, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
@@ -31,6 +31,22 @@ export function staleAttempt(runId: string): AppError {
 const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
 
 /**
+ * `status in ('queued', 'running', 'waiting')` with the statuses written into the statement, not
+ * bound as parameters: only then can a generic plan (a prepared statement's, after five runs) use
+ * the partial index `runs_conversation_active_idx`. Bound, the planner combined the conversation's
+ * index with the tenant's (`runs_tenant_idx`), reading every run of the tenant on each claim and
+ * message (thousands of index entries per run in the benchmark, growing without bound).
+ */
+function isActiveRun(status: AnyColumn): SQL {
+  return sql`${status} in ('queued', 'running', 'waiting')`;
+}
+
+/** `status = 'queued'`, written into the statement for the same reason as `isActiveRun`. */
+function isQueuedRun(status: AnyColumn): SQL {
+  return sql`${status} = 'queued'`;
+}
+
+/**
  * Starts an attempt: takes the next fencing number and marks the run running. Undefined when the
  * run is gone or already finished.
  */
@@ -58,7 +74,7 @@ function buildClaim(db: Db, inTurn: boolean) {
         and(
           eq(earlier.conversationId, runs.conversationId),
           eq(earlier.tenantId, runs.tenantId),
-          inArray(earlier.status, ACTIVE),
+          isActiveRun(earlier.status),
           sql`(${earlier.createdAt}, ${earlier.id}) < (${runs.createdAt}, ${runs.id})`,
         ),
       ),
@@ -176,7 +192,7 @@ export async function getRunWithTurn(
         and(
           eq(earlier.conversationId, runs.conversationId),
           eq(earlier.tenantId, runs.tenantId),
-          inArray(earlier.status, ACTIVE),
+          isActiveRun(earlier.status),
         ),
       )
       .orderBy(asc(earlier.createdAt), asc(earlier.id))
@@ -548,7 +564,7 @@ const nextQueuedRun = prebuilt((db) =>
       and(
         eq(runs.conversationId, sql.placeholder('conversationId')),
         eq(runs.tenantId, sql.placeholder('tenantId')),
-        eq(runs.status, 'queued'),
+        isQueuedRun(runs.status),
       ),
     )
     .orderBy(asc(runs.createdAt), asc(runs.id))
@@ -651,7 +667,7 @@ const activeRunsOf = prebuilt((db) =>
       and(
         eq(runs.conversationId, sql.placeholder('conversationId')),
         eq(runs.tenantId, sql.placeholder('tenantId')),
-        inArray(runs.status, ACTIVE),
+        isActiveRun(runs.status),
       ),
     )
     .orderBy(asc(runs.createdAt), asc(runs.id)),

@@ -1,0 +1,1 @@
+CREATE INDEX "runs_conversation_active_idx" ON "runs" USING btree ("conversation_id","created_at","id") WHERE "runs"."status" in ('queued', 'running', 'waiting');
