@@ -26,15 +26,32 @@ const outcomes = new LRUCache<string, Outcome>({ max: 1000 });
  * @example
  * const { config, hash } = loadAgentConfig(JSON.parse(text));
  * const agent = compileAgent(config, hash);
+ * // A document that never changes under its key is checked once:
+ * loadAgentConfig(version.config, { cacheKey: `${version.id}:${version.contentHash}` });
  */
-export function loadAgentConfig(input: unknown): { config: AgentConfig; hash: string } {
+export function loadAgentConfig(
+  input: unknown,
+  options: { cacheKey?: string } = {},
+): { config: AgentConfig; hash: string } {
+  const key = options.cacheKey;
+  const known = key === undefined ? undefined : loadedByKey.get(key);
+  if (known) return known;
   const result = checkAgentConfig(input);
   if (!result.ok) {
     const count = result.issues.length;
     throw errors.validation(`The agent configuration has ${count} problem${count === 1 ? '' : 's'}`, result.issues);
   }
-  return { config: result.config, hash: result.hash };
+  const loaded = { config: result.config, hash: result.hash };
+  if (key !== undefined) loadedByKey.set(key, loaded);
+  return loaded;
 }
+
+/**
+ * Configs already loaded under a caller's `cacheKey`, for documents that never change under their
+ * key — an agent version's row (its id and content hash): loading it again then skips the canonical
+ * JSON and hash of the whole document (done on every message and run otherwise).
+ */
+const loadedByKey = new LRUCache<string, { config: AgentConfig; hash: string }>({ max: 1000 });
 
 /**
  * Like `loadAgentConfig` but returns the issues instead of throwing (for the CLI and editors).

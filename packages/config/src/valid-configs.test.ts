@@ -152,3 +152,15 @@ describe('valid agent configs', () => {
     expect(config).toEqual(seed);
   });
 });
+
+describe('loading under a cache key', () => {
+  it('checks a document once per key and still refuses an invalid one', () => {
+    const key = `version-${Math.random()}`;
+    const first = loadAgentConfig(baseConfig(), { cacheKey: key });
+    // The caller promises the document under a key never changes: the second load is the first's.
+    expect(loadAgentConfig(baseConfig(), { cacheKey: key })).toBe(first);
+    expect(first.hash).toBe(loadAgentConfig(baseConfig()).hash);
+    expect(() => loadAgentConfig({ basic_settings: {} }, { cacheKey: `${key}-bad` })).toThrow(/problem/);
+    expect(() => loadAgentConfig({ basic_settings: {} }, { cacheKey: `${key}-bad` })).toThrow(/problem/);
+  });
+});

@@ -7,7 +7,14 @@ import {
   modelVisibleContext,
   type ToolContext,
 } from '@agentry/config';
-import { type Conversation, type Db, getSealedSecrets, type Run, type RunStartRows } from '@agentry/db';
+import {
+  agentVersionKey,
+  type Conversation,
+  type Db,
+  getSealedSecrets,
+  type Run,
+  type RunStartRows,
+} from '@agentry/db';
 import { AppError } from '@agentry/errors';
 import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
@@ -63,7 +70,7 @@ export async function gatherRunStart(
   if (!rows.version || !rows.conversation) return { rows, compiled: undefined, sealed: [] };
   let compiled: RunStart['compiled'];
   try {
-    const { config, hash } = loadAgentConfig(rows.version.config);
+    const { config, hash } = loadAgentConfig(rows.version.config, { cacheKey: agentVersionKey(rows.version) });
     compiled = { config, agent: compileAgent(config, hash) };
   } catch (error) {
     return { rows, compiled: { error }, sealed: [] };

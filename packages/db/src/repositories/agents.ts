@@ -111,6 +111,17 @@ export async function getAgentVersion(
   return row;
 }
 
+/**
+ * A key naming an agent version's config for good — a version's config is never rewritten (only
+ * its MCP discovery notes are) — for caches of what is derived from it, such as the checked config.
+ *
+ * @example
+ * loadAgentConfig(version.config, { cacheKey: agentVersionKey(version) });
+ */
+export function agentVersionKey(version: Pick<AgentVersion, 'id' | 'contentHash'>): string {
+  return `${version.id}:${version.contentHash}`;
+}
+
 const versionById = prebuilt((db) =>
   db
     .select()
