@@ -180,14 +180,13 @@ export function createSharedReader(options: SharedReaderOptions): SharedReader {
 
 /** An XRANGE/XREAD entry (`e` holds the JSON) as a record. */
 export function decodeEntry([id, fields]: Entry): RunEventRecord {
-  let event: RunEvent;
+  const json = fields[1] ?? '{}';
   try {
-    event = JSON.parse(fields[1] ?? '{}') as RunEvent;
+    return { id, event: JSON.parse(json) as RunEvent, json };
   } catch {
     // Never written by this bus; kept as a placeholder so ids still advance past it.
-    event = { type: 'unreadable-event' };
+    return { id, event: { type: 'unreadable-event' } };
   }
-  return { id, event };
 }
 
 /** Whether Redis answered with an error (as opposed to a connection failing). */

@@ -9,6 +9,8 @@ export interface RunEvent {
 export interface RunEventRecord {
   id: string;
   event: RunEvent;
+  /** The event's JSON as the bus stored it, when it has it: relays send it as is instead of serialising `event` again. */
+  json?: string;
 }
 
 export interface SubscribeOptions {

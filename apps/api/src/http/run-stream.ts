@@ -34,7 +34,11 @@ export function streamRunEvents(c: Context, bus: RunEventBus, run: Run, release:
         for await (const record of bus.subscribe(run.id, { ...(after ? { after } : {}), signal: controller.signal })) {
           // Visitors' ids still advance over filtered events, so resuming stays exact.
           if (visitor && !VISITOR_EVENT_TYPES.has(record.event.type)) continue;
-          await stream.writeSSE({ id: record.id, event: record.event.type, data: JSON.stringify(record.event) });
+          await stream.writeSSE({
+            id: record.id,
+            event: record.event.type,
+            data: record.json ?? JSON.stringify(record.event),
+          });
           sawFinal = record.event.final === true;
         }
       // A run whose events expired from the bus still tells the client how it ended.
