@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { queryRows } from '@agentry/db/testing';
 import { availableServices } from '@agentry/testkit';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,10 +248,7 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
   /** Every row of tenant B, table by table (and B's user and sessions), to compare before and after. */
   const snapshot = async (t: Tenant) => {
     const { db } = h.platform.database;
-    const rows = async (query: ReturnType<typeof sql>) => {
-      const result = (await db.execute(query)) as unknown as { rows?: unknown[] } | unknown[];
-      return Array.isArray(result) ? result : (result.rows ?? []);
-    };
+    const rows = (query: ReturnType<typeof sql>) => queryRows<unknown>(db, query);
     const tables = (await rows(
       sql`select table_name from information_schema.columns where column_name = 'tenant_id' and table_schema = 'public' order by table_name`,
     )) as Array<{ table_name: string }>;

@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
-import { eq, type SQL, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,12 +22,7 @@ import {
   withTenantScope,
 } from './index.ts';
 import { APP_ROLE, POLICY_NAME, ROW_LEVEL_SECURITY_SQL } from './row-level-security.ts';
-
-/** Rows of a raw query on either driver (postgres-js answers an array, PGlite `{ rows }`). */
-async function query<T>(db: Db, statement: SQL): Promise<T[]> {
-  const result = (await db.execute(statement)) as unknown as T[] | { rows: T[] };
-  return Array.isArray(result) ? result : result.rows;
-}
+import { queryRows } from './testing/query-rows.ts';
 
 /** The database's reason for refusing `work` (drizzle wraps it as the cause), or a failure. */
 async function refusal(work: PromiseLike<unknown>): Promise<string> {
@@ -40,7 +35,7 @@ async function refusal(work: PromiseLike<unknown>): Promise<string> {
 
 /** Tables that hold tenant rows, from the catalog: every `tenant_id` column, plus `tenants`. */
 async function tenantTables(db: Db): Promise<Array<{ name: string; rls: boolean; forced: boolean; policy: boolean }>> {
-  return query(
+  return queryRows(
     db,
     sql`
     select c.relname as name, c.relrowsecurity as rls, c.relforcerowsecurity as forced,
@@ -56,7 +51,10 @@ async function tenantTables(db: Db): Promise<Array<{ name: string; rls: boolean;
 async function count(db: Db, table: string, tenantId?: string): Promise<number> {
   const column = table === 'tenants' ? 'id' : 'tenant_id';
   const where = tenantId ? sql` where ${sql.identifier(column)} = ${tenantId}` : sql``;
-  const [row] = await query<{ n: number }>(db, sql`select count(*)::int as n from ${sql.identifier(table)}${where}`);
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from ${sql.identifier(table)}${where}`,
+  );
   return Number(row!.n);
 }
 
@@ -106,7 +104,7 @@ describe.each(testDatabaseKinds())('row-level security on %s', (kind) => {
   afterAll(() => database?.destroy());
 
   it('runs the application as a role that owns no table, is no superuser and cannot bypass row security', async () => {
-    const [role] = await query(
+    const [role] = await queryRows(
       database.db,
       sql`
       select r.rolname as name, r.rolsuper as superuser, r.rolbypassrls as bypass,
@@ -211,7 +209,7 @@ describe.each(testDatabaseKinds())('row-level security on %s', (kind) => {
     try {
       expect(await withTenantScope(single.db, a.tenantId, (tx) => count(tx, 'agents'))).toBe(1);
       expect(await count(single.db, 'agents')).toBe(0);
-      const [setting] = await query<{ tenant: string | null; system: string | null }>(
+      const [setting] = await queryRows<{ tenant: string | null; system: string | null }>(
         single.db,
         sql`select current_setting('app.tenant_id', true) as tenant, current_setting('app.system', true) as system`,
       );
@@ -235,14 +233,17 @@ describe.each(testDatabaseKinds())('row-level security on %s', (kind) => {
     // On Postgres the binding is sent without waiting for its reply; it must still run first.
     const firstStatement = (tenantId: string) =>
       withTenantScope(database.db, tenantId, async (tx) => {
-        const [row] = await query<{ tenant: string }>(tx, sql`select current_setting('app.tenant_id', true) as tenant`);
+        const [row] = await queryRows<{ tenant: string }>(
+          tx,
+          sql`select current_setting('app.tenant_id', true) as tenant`,
+        );
         return { tenant: row?.tenant, agents: await count(tx, 'agents') };
       });
     const tenants = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? a.tenantId : b.tenantId));
     const seen = await Promise.all(tenants.map(firstStatement));
     expect(seen).toEqual(tenants.map((tenant) => ({ tenant, agents: 1 })));
     const system = await withSystemScope(database.db, 'test', async (tx) => {
-      const [row] = await query<{ on: string }>(tx, sql`select current_setting('app.system', true) as on`);
+      const [row] = await queryRows<{ on: string }>(tx, sql`select current_setting('app.system', true) as on`);
       return row?.on;
     });
     expect(system).toBe('on');

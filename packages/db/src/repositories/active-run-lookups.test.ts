@@ -10,6 +10,7 @@ import {
   type Tx,
   withTenantScope,
 } from '../index.ts';
+import { queryRows } from '../testing/query-rows.ts';
 import { tenantWithAgent } from '../testing/run-fixtures.ts';
 
 const text = (t: string) => [{ type: 'text' as const, text: t }];
@@ -100,16 +101,10 @@ describe.each(testDatabaseKinds())('active-run lookups on %s', (kind) => {
  * also counts what earlier transactions have not reported yet: compare two readings).
  */
 async function indexScans(tx: Tx): Promise<Record<string, number>> {
-  const result = (await tx.execute(
+  const rows = await queryRows<{ relname: string; scans: number | string }>(
+    tx,
     sql`select relname, pg_stat_get_xact_numscans(oid) as scans from pg_class
         where relname in ('runs_tenant_idx', 'runs_conversation_active_idx')`,
-  )) as unknown as Row[] | { rows: Row[] };
-  return Object.fromEntries(rowsOf(result).map((r) => [r.relname, Number(r.scans)]));
-}
-
-type Row = { relname: string; scans: number | string };
-
-/** postgres-js answers an array of rows, PGlite `{ rows }`. */
-function rowsOf<T>(result: T[] | { rows: T[] }): T[] {
-  return Array.isArray(result) ? result : result.rows;
+  );
+  return Object.fromEntries(rows.map((r) => [r.relname, Number(r.scans)]));
 }

@@ -1,0 +1,2 @@
+export { queryRows } from './query-rows.ts';
+export { tenantWithAgent } from './run-fixtures.ts';
