@@ -2,6 +2,13 @@ export { chromiumLaunchOptions } from './chromium.ts';
 export * from './fake-llm/index.ts';
 export * from './mcp-server.ts';
 export { testMcpStdioCommand } from './mcp-stdio-server.ts';
+export {
+  canStartPrivatePostgres,
+  type PrivatePostgres,
+  postgresBinDir,
+  postgresPid,
+  startPrivatePostgres,
+} from './private-postgres.ts';
 export { freePort, startPrivateRedis, stopPrivateRedis } from './private-redis.ts';
 export * from './recording-server.ts';
 export { availableServices, canConnect, deleteRedisKeys, testServices } from './services.ts';
