@@ -1,6 +1,6 @@
 import type { Db } from '@agentry/db';
 import type { EgressPolicy } from '@agentry/http-tools';
-import type { JobQueue } from '@agentry/queue';
+import type { JobQueue, RunScheduler } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { ModelProviderSettings, StdioServerDefinitions } from '@agentry/runner';
 import type { SecretBox } from '@agentry/secrets';
@@ -15,7 +15,10 @@ export interface ApiDeps {
   pingDatabase(): Promise<void>;
   /** Remembers key lookups (`API_KEY_CACHE_TTL_MS`), kept exact by auth-change notifications; absent = none. */
   apiKeyCache?: ApiKeyCache;
+  /** The job queue: its health (`/readyz`) and depth metrics; runs go through `scheduler`. */
   queue: JobQueue;
+  /** Starts runs: dispatched at once, or parked until their tenant has a free slot. */
+  scheduler: RunScheduler;
   events: RunEventBus;
   control: RunControl;
   models: ModelProviderSettings;

@@ -5,14 +5,15 @@ import { createEgressPolicy } from '@agentry/http-tools';
 import {
   createBullQueue,
   createInProcessQueue,
-  createMemoryTenantSlots,
-  createRedisTenantSlots,
+  createMemoryScheduler,
+  createRedisScheduler,
   type Job,
   type JobQueue,
   type JobWorker,
   jobRetryPolicy,
+  type RunScheduler,
   startBullWorker,
-  type TenantSlots,
+  startReconciler,
 } from '@agentry/queue';
 import {
   createMemoryBus,
@@ -45,6 +46,7 @@ export interface RunningPlatform {
   url: string;
   database: Database;
   queue: JobQueue;
+  scheduler: RunScheduler;
   events: RunEventBus;
   logger: Logger;
   /** The HTTP app (its `routes` are what `/openapi.json` must cover). */
@@ -99,41 +101,51 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   limiterRedis?.on('error', () => {});
   const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
   const untrackQueue = metrics.trackQueue(queue);
+  // Runs are started through the scheduler (tenant caps without polling); in the server mode it
+  // lives in Redis, shared with the workers, and fails fast while Redis is down (503).
+  const schedulerOptions = {
+    perTenant: config.tenantConcurrency,
+    dispatch: (jobId: string, data: Parameters<JobQueue['enqueue']>[1]) => queue.enqueue(jobId, data),
+    onError: (message: string, error: unknown) => logger.warn({ err: error }, `scheduler: ${message}`),
+  };
+  const scheduler: RunScheduler = bullOptions
+    ? createRedisScheduler({ ...bullOptions, ...schedulerOptions, failFast: config.mode !== 'embedded' })
+    : createMemoryScheduler(schedulerOptions);
 
   let worker: JobWorker | undefined;
   let processor: RunProcessor | undefined;
-  let slots: TenantSlots | undefined;
   let stopSweeper: (() => void) | undefined;
+  let stopReconciler: (() => void) | undefined;
   let webhooks: WebhookDispatcher | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
-    slots = bullOptions
-      ? createRedisTenantSlots({ ...bullOptions, perTenant: config.tenantConcurrency })
-      : createMemoryTenantSlots({ perTenant: config.tenantConcurrency });
     processor = createRunProcessor({
       db: database.db,
       models: config.models,
       maxAttempts: jobRetryPolicy.attempts,
       events,
       control,
-      slots,
+      scheduler,
       ...(secretBox ? { secretBox } : {}),
       ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
       egress,
-      enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
       log: (level, message, fields) => runLogger[level](fields, message),
       telemetry: createRunTelemetry(metrics),
     });
     const handler = (job: Job) => processor!.process(job);
     stopSweeper = startSweeper({
       db: database.db,
-      enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
+      scheduler,
       events,
       intervalMs: config.sweeper.intervalMs,
       staleAfterMs: 60_000,
       giveUpAfterMs: 30 * 60_000,
       waitingTimeoutSeconds: config.sweeper.waitingTimeoutSeconds,
       log: (level, message, fields) => runLogger[level](fields, message),
+    });
+    stopReconciler = startReconciler(scheduler, {
+      intervalMs: 15_000,
+      onError: (error) => runLogger.warn({ err: error }, 'scheduler reconciliation failed'),
     });
     webhooks = createWebhookDispatcher({
       db: database.db,
@@ -155,6 +167,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       pingDatabase: database.ping,
       ...(keyCache ? { apiKeyCache: keyCache.cache } : {}),
       queue,
+      scheduler,
       events,
       control,
       models: config.models,
@@ -187,6 +200,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     url,
     database,
     queue,
+    scheduler,
     events,
     logger,
     app,
@@ -194,9 +208,10 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       stopSweeper?.();
+      stopReconciler?.();
       await Promise.all([processor?.shutdown(5000), worker?.close(), webhooks?.stop(5000)]);
       processor?.close();
-      await slots?.close();
+      await scheduler.close();
       await control.close();
       limiterRedis?.disconnect();
       await queue.close();

@@ -1,6 +1,12 @@
 import { openDatabase } from '@agentry/db';
 import { createEgressPolicy } from '@agentry/http-tools';
-import { createBullQueue, createRedisTenantSlots, jobRetryPolicy, startBullWorker } from '@agentry/queue';
+import {
+  createBullQueue,
+  createRedisScheduler,
+  jobRetryPolicy,
+  startBullWorker,
+  startReconciler,
+} from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
 import { createRunProcessor, createWebhookDispatcher, EnvError, startSweeper } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
@@ -60,8 +66,20 @@ async function main(): Promise<void> {
   const redis = { redisUrl: config.redisUrl, prefix: config.queuePrefix };
   const events = createRedisBus(redis);
   const control = createRedisRunControl(redis);
-  const slots = createRedisTenantSlots({ ...redis, perTenant: config.tenantConcurrency });
   const queue = createBullQueue(redis);
+  // Tenant slots and wake-ups, shared with the API and the other workers; a slot's lease lasts the
+  // job lock time, so a dead worker's slot frees itself about when its job moves on.
+  const scheduler = createRedisScheduler({
+    ...redis,
+    perTenant: config.tenantConcurrency,
+    leaseMs: config.jobLockMs,
+    dispatch: (jobId, data) => queue.enqueue(jobId, data),
+    onError: (message, error) => logger.warn({ err: error }, `scheduler: ${message}`),
+  });
+  const stopReconciler = startReconciler(scheduler, {
+    intervalMs: Math.max(1000, config.jobLockMs / 2),
+    onError: (error) => logger.warn({ err: error }, 'scheduler reconciliation failed'),
+  });
   metrics.trackQueue(queue);
   const secretBox = config.secretKeys ? createSecretBox(config.secretKeys) : undefined;
   const processor = createRunProcessor({
@@ -70,11 +88,10 @@ async function main(): Promise<void> {
     maxAttempts: jobRetryPolicy.attempts,
     events,
     control,
-    slots,
+    scheduler,
     ...(secretBox ? { secretBox } : {}),
     ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
     egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
-    enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
     log: (level, message, fields) => logger[level](fields, message),
     telemetry: createRunTelemetry(metrics),
   });
@@ -84,7 +101,7 @@ async function main(): Promise<void> {
   });
   const stopSweeper = startSweeper({
     db: database.db,
-    enqueue: (runId, tenantId) => queue.enqueue(runId, { runId, tenantId }),
+    scheduler,
     events,
     intervalMs: config.sweeper.intervalMs,
     staleAfterMs: Math.max(STALE_AFTER_MS, config.jobLockMs * 2),
@@ -113,6 +130,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), config.shutdownDeadlineMs).unref();
     stopSweeper();
+    stopReconciler();
     try {
       // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
       await Promise.all([
@@ -121,7 +139,7 @@ async function main(): Promise<void> {
         webhooks.stop(config.shutdownDeadlineMs - 1000),
       ]);
       processor.close();
-      await Promise.all([queue.close(), slots.close(), control.close(), events.close()]);
+      await Promise.all([queue.close(), scheduler.close(), control.close(), events.close()]);
       await database.close();
       await Promise.all([metricsServer.then((server) => server?.close()), tracing.shutdown()]);
       logger.info('stopped');

@@ -55,7 +55,8 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
           jobId,
           attempts: jobRetryPolicy.attempts,
           backoff: { type: 'exponential', delay: jobRetryPolicy.backoffMs },
-          removeOnComplete: { age: 3600, count: 10_000 },
+          // Nothing reads a finished job (the API waits on the run's events): keep only a few.
+          removeOnComplete: { count: 1000 },
           removeOnFail: { age: 24 * 3600 },
         });
       } catch {

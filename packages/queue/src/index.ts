@@ -2,11 +2,16 @@ export { type BullQueueOptions, createBullQueue, startBullWorker } from './bullm
 export { createInProcessQueue } from './in-process-queue.ts';
 export { isRequeue, Requeue } from './requeue.ts';
 export {
-  createMemoryTenantSlots,
-  createRedisTenantSlots,
-  type TenantSlotOptions,
-  type TenantSlots,
-} from './tenant-slots.ts';
+  createMemoryScheduler,
+  createRedisScheduler,
+  DEFAULT_LEASE_MS,
+  dispatchJobId,
+  type RedisSchedulerOptions,
+  type RunScheduler,
+  type SchedulerOptions,
+  type SubmitOutcome,
+  startReconciler,
+} from './scheduler/index.ts';
 export type {
   Job,
   JobCounts,

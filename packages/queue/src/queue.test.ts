@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { AppError } from '@agentry/errors';
-import { availableServices, deleteRedisKeys, testServices } from '@agentry/testkit';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Requeue } from './requeue.ts';
-import { createMemoryTenantSlots, createRedisTenantSlots, type TenantSlots } from './tenant-slots.ts';
 import { queueImplementations } from './testing/queue-implementations.ts';
 import type { JobHandler } from './types.ts';
 
@@ -73,36 +70,5 @@ describe.each(implementations)('job queue: %s', (_name, make) => {
     expect(await queue.waitUntilFinished('slow', 300)).toBe('timeout');
     release();
     expect(await queue.waitUntilFinished('slow', 10_000)).toBe('finished');
-  });
-});
-
-const slotImplementations: Array<[string, () => TenantSlots]> = [
-  ['memory', () => createMemoryTenantSlots({ perTenant: 2 })],
-];
-if (availableServices().redis) {
-  const prefix = `test-${randomBytes(6).toString('hex')}`;
-  slotImplementations.push([
-    'redis',
-    () => createRedisTenantSlots({ perTenant: 2, redisUrl: testServices.redisUrl, prefix, leaseMs: 300 }),
-  ]);
-  afterAll(() => deleteRedisKeys(prefix));
-}
-
-describe.each(slotImplementations)('tenant slots: %s', (name, make) => {
-  it('caps each tenant separately and frees released slots', async () => {
-    const slots = make();
-    expect(await slots.acquire('a', 'r1')).toBe(true);
-    expect(await slots.acquire('a', 'r2')).toBe(true);
-    expect(await slots.acquire('a', 'r1')).toBe(true); // re-entrant for the same run
-    expect(await slots.acquire('a', 'r3')).toBe(false);
-    expect(await slots.acquire('b', 'r4')).toBe(true);
-    await slots.release('a', 'r1');
-    expect(await slots.acquire('a', 'r3')).toBe(true);
-    if (name === 'redis') {
-      // A crashed worker's lease expires on its own.
-      await new Promise((r) => setTimeout(r, 400));
-      expect(await slots.acquire('a', 'r5')).toBe(true);
-    }
-    await slots.close();
   });
 });

@@ -11,17 +11,15 @@ import {
   heartbeatRun,
   markRunWaiting,
   type Run,
-  type RunRef,
   readRunStart,
-  touchDeferredRun,
   withTenantScope,
   writePendingInput,
 } from '@agentry/db';
-import { toAppError } from '@agentry/errors';
+import { type AppError, toAppError } from '@agentry/errors';
 import { type EgressPolicy, withAllowlist } from '@agentry/http-tools';
 import { addUsage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from '@agentry/llm';
 import type { StdioServerDefinitions } from '@agentry/mcp';
-import { type Job, Requeue, type TenantSlots } from '@agentry/queue';
+import { type Job, Requeue, type RunScheduler, runJobData } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { SecretBox } from '@agentry/secrets';
 import type { RunTelemetry } from '@agentry/telemetry';
@@ -49,10 +47,12 @@ export interface RunExecutorDeps {
   secretBox?: SecretBox;
   /** The platform operator's stdio MCP servers (`MCP_STDIO_SERVERS`); none when unset. */
   mcpStdioServers?: StdioServerDefinitions;
-  /** Per-tenant concurrency cap; omitted = no cap. */
-  slots?: TenantSlots;
-  /** Queues a run (the next one of a conversation once the current one ends). */
-  enqueue?: (runId: string, tenantId: string) => Promise<void>;
+  /**
+   * Tenant slots and wake-ups (`@agentry/queue`'s RunScheduler): a job holds its tenant's slot
+   * while it works, and the conversation's next queued run is submitted when a run ends. Omitted =
+   * no cap and no wake-ups (tests that drive single runs).
+   */
+  scheduler?: RunScheduler;
   heartbeatMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
   /** Metrics and spans (`@agentry/telemetry`); omitted = none. */
@@ -68,8 +68,20 @@ export interface RunProcessor {
 
 type StopReason = 'cancel' | 'shutdown' | 'stale';
 
-/** How often a run deferred again and again refreshes its heartbeat (well under the sweeper's stale age). */
-const DEFER_TOUCH_MS = 10_000;
+/**
+ * Backoff of a run whose attempt met an infrastructure fault (database or queue unavailable): it is
+ * retried without spending one of the job's attempts, 1 s, 2 s, 4 s … up to 30 s apart, for as long
+ * as the fault lasts. A run fails only for its own reasons (model, tools, limits, config).
+ */
+const INFRA_BACKOFF_MS = { first: 1000, max: 30_000 };
+
+/** Codes of the faults of what a run stands on, never of the run itself. */
+const INFRASTRUCTURE_CODES = new Set(['database_unavailable', 'queue_unavailable']);
+
+/** True for a database or queue fault: transient, whatever the job's attempts say. */
+export function isInfrastructureFault(error: AppError): boolean {
+  return INFRASTRUCTURE_CODES.has(error.code);
+}
 
 /**
  * The worker side of a run, for BullMQ and the in-process runner alike.
@@ -85,8 +97,8 @@ const DEFER_TOUCH_MS = 10_000;
  */
 export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   const active = new Map<string, AbortController>();
-  /** When each deferred run's heartbeat was last refreshed by this worker. */
-  const deferredAt = new Map<string, number>();
+  /** Infrastructure faults in a row per run (its backoff); bounded like the runs in flight. */
+  const faults = new Map<string, number>();
   let stopping = false;
   const unsubscribe = deps.control?.onCancel((runId) => active.get(runId)?.abort('cancel' satisfies StopReason));
   const log = deps.log ?? (() => {});
@@ -96,7 +108,14 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     telemetry ? telemetry.traceCheckpoint(run, () => writes.commit()) : writes.commit();
 
   return {
-    process: (job) => processJob(job),
+    process: (job) =>
+      processJob(job).catch((error: unknown) => {
+        // A fault before the attempt (the slot, the claim, the start reads) is retried the same way.
+        if (!(error instanceof Requeue) && isInfrastructureFault(toAppError(error))) {
+          throw new Requeue(infrastructureBackoff(job.data.runId), toAppError(error).code);
+        }
+        throw error;
+      }),
     async shutdown(deadlineMs) {
       stopping = true;
       // Let running steps reach their checkpoint, then cut what is still running.
@@ -121,47 +140,36 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       ...(agentVersion !== undefined ? { agentVersion } : {}),
     };
     // The tenant's slot first, so that the claim, the turn check and the start reads are one
-    // transaction; a run that is not claimed gives its slot back.
-    if (deps.slots && !(await deps.slots.acquire(tenantId, runId))) {
-      await defer(ref, 250, 'tenant at its concurrency cap');
-    }
+    // transaction. At the cap the run is parked by the scheduler and this job ends: a released
+    // slot dispatches it again (nothing looks at it meanwhile).
+    if (deps.scheduler && !(await deps.scheduler.acquire(job.data))) return;
     try {
       const claimed = await claimWithStart(ref);
-      if (!claimed) return await notClaimed(ref);
-      deferredAt.delete(runId);
+      if (!claimed) return await notClaimed(job, ref);
       await attempt(job, claimed);
     } finally {
-      await deps.slots?.release(tenantId, runId);
+      // A fault here leaves the lease to expire; the scheduler's reconciliation frees it.
+      await deps.scheduler?.release(job.data).catch((error: unknown) => {
+        log('warn', 'slot release failed', { runId, tenantId, error: String(error) });
+      });
     }
   }
 
   /**
    * Why a run was not claimed: gone or finished (the job ends), or an earlier run of its
-   * conversation is still active (one active run per conversation, oldest first: it waits).
+   * conversation is still active (one active run per conversation, oldest first). Then this job
+   * ends too: the earlier run's end submits this one (`finish`, the sweeper, a cancel), and a
+   * submit that arrives while this job still holds the slot is acted on when it lets go. When the
+   * earlier run ended between the claim and this read, the turn has come: claim again.
    */
-  async function notClaimed(ref: RunRef): Promise<void> {
+  async function notClaimed(job: Job, ref: ClaimRef, tries = 2): Promise<void> {
     const found = await getRunWithTurn(deps.db, ref);
     if (!found || FINAL_RUN_STATUSES.includes(found.run.status)) return;
-    if (found.oldestActiveRunId && found.oldestActiveRunId !== found.run.id) {
-      await defer(ref, 500, 'an earlier run of this conversation is still active');
-    }
-    // The earlier run ended between the claim and this read: its turn has come.
-    throw new Requeue(0, 'its turn came while it was being claimed');
-  }
-
-  /**
-   * Puts the job back for later. A run waiting its turn this way is alive, so its heartbeat is
-   * refreshed (at most every DEFER_TOUCH_MS, not on every retry) for the sweeper to leave it be.
-   */
-  async function defer(run: RunRef, delayMs: number, reason: string): Promise<never> {
-    const now = Date.now();
-    if (now - (deferredAt.get(run.id) ?? 0) >= DEFER_TOUCH_MS) {
-      // Bounded: only runs deferred right now are kept, and never more than a few thousand.
-      if (deferredAt.size >= 10_000) deferredAt.clear();
-      deferredAt.set(run.id, now);
-      await touchDeferredRun(deps.db, run);
-    }
-    throw new Requeue(delayMs, reason);
+    if (found.oldestActiveRunId && found.oldestActiveRunId !== found.run.id) return;
+    if (tries === 0) return; // the sweeper's reconciliation finds a run left in its turn
+    const claimed = await claimWithStart(ref);
+    if (!claimed) return notClaimed(job, ref, tries - 1);
+    await attempt(job, claimed);
   }
 
   /**
@@ -204,7 +212,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       void heartbeatRun(deps.db, run, fence).then((current) => {
         if (!current) controller.abort('stale' satisfies StopReason);
       });
-      void deps.slots?.refresh(run.tenantId, run.id);
+      void deps.scheduler?.refresh({ runId: run.id, tenantId: run.tenantId }).catch(() => {});
     }, deps.heartbeatMs ?? 10_000);
     beat.unref();
     try {
@@ -244,6 +252,13 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         log('warn', 'stale attempt stopped', fields);
         return;
       }
+      if (isInfrastructureFault(appError)) {
+        // Not the run's fault: retried after a backoff, without spending the job's attempts.
+        const delayMs = infrastructureBackoff(run.id);
+        log('warn', 'run attempt met an infrastructure fault, will retry', { ...fields, code: appError.code, delayMs });
+        await writes.commit().catch(() => {});
+        throw new Requeue(delayMs, appError.code);
+      }
       if (appError.isRetryable && job.attempt < deps.maxAttempts) {
         log('warn', 'run attempt failed, will retry', { ...fields, code: appError.code });
         // Kept for the retry to resume from, when the database takes it.
@@ -257,6 +272,16 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       clearInterval(beat);
       active.delete(run.id);
     }
+    faults.delete(run.id);
+  }
+
+  /** The next backoff of a run meeting an infrastructure fault (grows per fault in a row). */
+  function infrastructureBackoff(runId: string): number {
+    const count = (faults.get(runId) ?? 0) + 1;
+    // Bounded: only runs that fault right now are kept.
+    if (faults.size >= 10_000) faults.clear();
+    faults.set(runId, count);
+    return Math.min(INFRA_BACKOFF_MS.max, INFRA_BACKOFF_MS.first * 2 ** (count - 1));
   }
 
   async function runLoop(
@@ -465,8 +490,13 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       final: true,
     });
-    // Wakes the conversation's next queued run now instead of at its next requeue.
-    if (next.nextQueuedRunId) await deps.enqueue?.(next.nextQueuedRunId, run.tenantId).catch(() => {});
+    // The conversation's next queued run goes now; if this submit is lost (Redis down), the
+    // sweeper's reconciliation finds it in its turn.
+    if (next.nextQueued) {
+      await deps.scheduler?.submit(runJobData(next.nextQueued)).catch((error: unknown) => {
+        log('warn', 'next run not submitted', { runId: next.nextQueued?.id, error: String(error) });
+      });
+    }
   }
 
   /** Parks the run until people answer; its job ends and frees the worker. */

@@ -5,13 +5,17 @@ import {
   finishRunFenced,
   finishRunUnfenced,
   type Run,
+  type StaleRun,
   staleRuns,
+  touchWaitingRuns,
 } from '@agentry/db';
+import { type RunScheduler, runJobData } from '@agentry/queue';
 import type { RunEventBus } from '@agentry/run-events';
 
 export interface SweeperOptions {
   db: Db;
-  enqueue: (runId: string, tenantId: string) => Promise<void>;
+  /** Where runs found lost are submitted again, and what tells a parked run from a lost one. */
+  scheduler: Pick<RunScheduler, 'submit' | 'tracked' | 'reconcile'>;
   events?: RunEventBus;
   /** A run without a heartbeat for this long is considered abandoned. */
   staleAfterMs: number;
@@ -42,11 +46,16 @@ export interface SweeperSettings {
 }
 
 /**
- * One pass of the stuck-run sweeper: no run stays "running", "queued" or "waiting" forever. An
- * abandoned run is queued again (its job id is its run id, so a job still alive is not duplicated)
- * and resumes from its last checkpoint; one past `giveUpAfterMs` ends as `timed_out`. A run that
+ * One pass of the stuck-run sweeper, the low-rate reconciliation behind the event-driven
+ * scheduler: no run stays "running", "queued" or "waiting" forever, and none is looked at on a
+ * timer of its own. It first lets the scheduler hand expired slots to parked runs
+ * (`reconcile`), then reads one bounded page of the runs silent the longest (`staleRuns`): a
+ * queued run behind its conversation's earlier run, or one the scheduler holds (parked or
+ * dispatched), is legitimately waiting and only marked as seen; any other — a crashed worker's
+ * run, a wake-up lost to an outage, a run whose job's attempts ran out — is submitted again and
+ * resumes from its last checkpoint; one silent past `giveUpAfterMs` ends as `timed_out`. A run that
  * waited for a person longer than its waiting timeout ends as `timed_out` (`waiting_timeout`) with
- * its final event and webhook, and the conversation's next queued run is started. Safe to run in
+ * its final event and webhook, and the conversation's next queued run is submitted. Safe to run in
  * every worker at once: every end is a conditional write, so only one sweeper wins each run.
  *
  * @example
@@ -58,7 +67,11 @@ export async function sweepStuckRuns(
   const now = Date.now();
   let requeued = 0;
   let timedOut = 0;
-  for (const run of await staleRuns(options.db, new Date(now - options.staleAfterMs))) {
+  await options.scheduler.reconcile();
+  const stale = await staleRuns(options.db, new Date(now - options.staleAfterMs));
+  const waiting = await legitimatelyWaiting(options, stale);
+  for (const run of stale) {
+    if (waiting.has(run.id)) continue;
     // Measured from the last sign of life, not from creation: a run that waited a day for an
     // approval, or behind its conversation's earlier run, has not been stuck all that time.
     const lastAlive = (run.heartbeatAt ?? run.createdAt).getTime();
@@ -75,12 +88,38 @@ export async function sweepStuckRuns(
       }
       continue;
     }
-    await options.enqueue(run.id, run.tenantId);
+    await options.scheduler.submit(runJobData(run));
     requeued++;
   }
   const expired = await expireWaitingRuns(options);
   if (requeued + timedOut + expired > 0) options.log?.('info', 'swept stuck runs', { requeued, timedOut, expired });
   return { requeued, timedOut, expired };
+}
+
+/**
+ * The stale runs that wait as they should — queued behind their conversation's earlier run, or held
+ * by the scheduler — marked as seen so the next pass reads others first.
+ */
+async function legitimatelyWaiting(options: SweeperOptions, stale: StaleRun[]): Promise<Set<string>> {
+  const byTenant = new Map<string, StaleRun[]>();
+  for (const run of stale) byTenant.set(run.tenantId, [...(byTenant.get(run.tenantId) ?? []), run]);
+  const waiting = new Set<string>();
+  for (const [tenantId, list] of byTenant) {
+    const held = await options.scheduler.tracked(
+      tenantId,
+      list.map((r) => r.id),
+    );
+    // A running run whose slot is still refreshed has a live worker (its database heartbeat may
+    // be what fails): left alone, like the queued runs the scheduler holds.
+    const seen = list.filter((r) => r.behindEarlierRun || held.has(r.id));
+    for (const run of seen) waiting.add(run.id);
+    await touchWaitingRuns(
+      options.db,
+      tenantId,
+      seen.filter((r) => r.status === 'queued').map((r) => r.id),
+    );
+  }
+  return waiting;
 }
 
 /** Ends the waiting runs nobody answered in time; returns how many this pass ended. */
@@ -121,7 +160,7 @@ async function ended(options: SweeperOptions, run: Run, error: { code: string; m
     .catch(() => {});
   // The conversation is free: a message queued behind this run (busy policy `enqueue`) starts now.
   const next = (await activeRuns(options.db, run.tenantId, run.conversationId)).find((r) => r.status === 'queued');
-  if (next) await options.enqueue(next.id, next.tenantId).catch(() => {});
+  if (next) await options.scheduler.submit(runJobData(next)).catch(() => {});
 }
 
 /** `86400` → `24 h`, `90` → `90 s`: the unit the operator most likely configured. */

@@ -28,6 +28,7 @@ import { type AuthVariables, requireTenantKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { assertDailyQuota, rateLimit } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
+import { waitForRunEnd } from '../http/run-wait.ts';
 
 /**
  * The OpenAI-compatible surface: `POST /v1/chat/completions` (where `model` names an agent) and
@@ -222,7 +223,7 @@ async function startRun(
       message: { role: 'user', content: [{ type: 'text', text: input }] },
       policy: compiled.busyPolicy,
     });
-    await deps.queue.enqueue(run.id, runJobData(run));
+    await deps.scheduler.submit(runJobData(run));
     return { run, conversationId: conversation.id };
   } catch (error) {
     await deleteConversation(deps.db, tenantId, conversation.id);
@@ -287,7 +288,7 @@ function metaOf(run: Run, model: string): CompletionMeta {
 }
 
 async function completion(deps: ApiDeps, c: Context, tenantId: string, started: StartedRun, model: string) {
-  const outcome = await deps.queue.waitUntilFinished(started.run.id, deps.runWaitMs);
+  const outcome = await waitForRunEnd(deps.events, started.run.id, deps.runWaitMs);
   const run = (await getRun(deps.db, tenantId, started.run.id)) ?? started.run;
   if (outcome === 'timeout' || run.status !== 'completed') throw runError(run);
   const content = replyText(await listRunMessages(deps.db, tenantId, run.id));

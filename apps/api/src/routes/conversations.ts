@@ -32,6 +32,7 @@ import { assertDailyQuota } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
+import { waitForRunEnd } from '../http/run-wait.ts';
 import { acquireStream } from '../http/stream-slots.ts';
 import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
 import { readConversationFilters } from './conversation-filters.ts';
@@ -310,7 +311,7 @@ export function conversationRoutes(deps: ApiDeps) {
     const tenantId = c.var.tenant.id;
     for (const active of interrupted) await deps.control.cancel(active.id).catch(() => {});
     try {
-      await deps.queue.enqueue(run.id, runJobData(run));
+      await deps.scheduler.submit(runJobData(run));
     } catch (error) {
       // The run could not be queued: remove what this request wrote so nothing is half-written.
       await deleteRun(deps.db, tenantId, run.id);
@@ -325,7 +326,7 @@ export function conversationRoutes(deps: ApiDeps) {
       c.header('preference-applied', 'respond-async');
       return c.json(forPrincipal(c.var.principal, runView(run, [])), 202);
     }
-    const outcome = await deps.queue.waitUntilFinished(run.id, deps.runWaitMs);
+    const outcome = await waitForRunEnd(deps.events, run.id, deps.runWaitMs);
     const { stored, written } = await withTenantScope(deps.db, tenantId, async (db) => {
       const stored = await getRun(db, tenantId, run.id);
       return { stored, written: stored ? await listRunMessages(db, tenantId, run.id) : [] };

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { PendingInput } from '@agentry/agent';
 import { compileAgent, loadAgentConfig } from '@agentry/config';
 import {
+  activeRuns,
   answerWaitingRun,
   FINAL_RUN_STATUSES,
   finishRunUnfenced,
@@ -15,6 +15,7 @@ import {
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import type { ToolCallPart } from '@agentry/llm';
+import { runJobData } from '@agentry/queue';
 import { unansweredInput } from '@agentry/runner';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -23,6 +24,7 @@ import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/
 import { readJson } from '../http/body.ts';
 import { doc, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
+import { waitForRunEnd } from '../http/run-wait.ts';
 import { acquireStream } from '../http/stream-slots.ts';
 import { forPrincipal, runView } from '../http/views.ts';
 
@@ -53,6 +55,12 @@ async function pendingCalls(deps: ApiDeps, run: Run): Promise<PendingInput[]> {
   const last = (await listRunMessages(deps.db, run.tenantId, run.id)).findLast((m) => m.role === 'assistant');
   const calls = last?.content.filter((p): p is ToolCallPart => p.type === 'tool_call') ?? [];
   return unansweredInput(deps.db, agent, run, calls);
+}
+
+/** After the API ended a run: the conversation's next queued run (if any) goes now. */
+async function submitNextRun(deps: ApiDeps, run: Run): Promise<void> {
+  const next = (await activeRuns(deps.db, run.tenantId, run.conversationId)).find((r) => r.status === 'queued');
+  if (next) await deps.scheduler.submit(runJobData(next)).catch(() => {});
 }
 
 const runId: Record<string, ParamDoc> = { id: { description: 'The run id', resource: 'run' } };
@@ -104,12 +112,21 @@ export function runRoutes(deps: ApiDeps) {
   app.post('/:id/cancel', async (c) => {
     const found = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
     const run = (await requestCancel(deps.db, found.tenantId, found.id)) ?? found;
-    if (run.status === 'queued' && (await finishRunUnfenced(deps.db, run, { status: 'cancelled' }, ['queued']))) {
-      // Never started: no worker holds it, so the API ends it.
+    if (
+      (run.status === 'queued' || run.status === 'waiting') &&
+      (await finishRunUnfenced(deps.db, run, { status: 'cancelled' }, ['queued', 'waiting']))
+    ) {
+      // Not running (queued, parked at its tenant's cap, or waiting for a person): no worker works
+      // on it, so the API ends it — for good: the fence moved, a job dispatched for it finds it
+      // final. Its place in the tenant's wait list goes, and its conversation's next run starts.
       await deps.events.publish(run.id, { type: 'run-status', status: 'cancelled', final: true });
+      await deps.scheduler.forget({ runId: run.id, tenantId: run.tenantId }).catch(() => {});
+      await submitNextRun(deps, run);
     } else if (!FINAL_RUN_STATUSES.includes(run.status)) {
+      // Running: its worker stops at once (the run's control channel) and writes `cancelled`; a
+      // worker that died meanwhile leaves the request on the run, which the next claim honours.
       await deps.control.cancel(run.id);
-      await deps.queue.waitUntilFinished(run.id, CANCEL_WAIT_MS);
+      await waitForRunEnd(deps.events, run.id, CANCEL_WAIT_MS);
     }
     const latest = (await getRun(deps.db, run.tenantId, run.id)) ?? run;
     return c.json(
@@ -176,8 +193,7 @@ export function runRoutes(deps: ApiDeps) {
     if (!(await answerWaitingRun(deps.db, run, answers)))
       throw errors.conflict('run_not_waiting', 'The run is no longer waiting');
     await deps.events.publish(run.id, { type: 'run-status', status: 'queued' });
-    // A fresh job id: the job that ran until the pause may still be kept by the queue.
-    await deps.queue.enqueue(`${run.id}-${randomBytes(4).toString('hex')}`, { runId: run.id, tenantId: run.tenantId });
+    await deps.scheduler.submit(runJobData(run));
     const latest = (await getRun(deps.db, run.tenantId, run.id)) ?? run;
     return c.json(
       forPrincipal(c.var.principal, runView(latest, await listRunMessages(deps.db, run.tenantId, run.id))),

@@ -85,7 +85,7 @@ describe.each(testDatabaseKinds())('active-run lookups on %s', (kind) => {
           { status: 'completed' },
           { messages: [], completions: [] },
         );
-        expect(done?.nextQueuedRunId).toBe(second.id);
+        expect(done?.nextQueued?.id).toBe(second.id);
       });
       return { busyChecks, turn, next };
     });

@@ -188,7 +188,15 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
         { messages: [answer], completions: [] },
         { webhooks: null },
       );
-      expect(done).toEqual({ nextQueuedRunId: later.id });
+      expect(done).toEqual({
+        nextQueued: {
+          id: later.id,
+          tenantId: tenant.id,
+          conversationId: later.conversationId,
+          agentId: later.agentId,
+          agentVersion: later.agentVersion,
+        },
+      });
       const stored = await getRun(database.db, tenant.id, earlier.id);
       expect([stored?.status, stored?.steps, stored?.finishedAt instanceof Date]).toEqual([
         'completed',
@@ -206,7 +214,7 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
         { status: 'failed' },
         { messages: [], completions: [] },
       );
-      expect(end).toEqual({ nextQueuedRunId: undefined });
+      expect(end).toEqual({ nextQueued: undefined });
     });
 
     it('writes nothing, the put-off messages included, with a stale fence or a run already final', async () => {
@@ -239,7 +247,7 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
           { messages: [answer], completions: [] },
           options,
         );
-        expect(done).toEqual({ nextQueuedRunId: undefined });
+        expect(done).toEqual({ nextQueued: undefined });
         const deliveries = await listWebhookDeliveries(database.db, tenant.id, { limit: 5, runId: run.id });
         expect(deliveries.map((d) => [d.event, (d.payload.data as { output: string }).output])).toEqual([
           ['run.completed', 'done'],

@@ -390,19 +390,20 @@ export async function heartbeatRun(db: Db, run: RunRef, fence: number): Promise<
 }
 
 /**
- * Marks a queued run that a worker looked at and deferred (its conversation's earlier run is still
- * active, or its tenant is at its cap) as alive: the sweeper then neither re-queues it as lost nor
- * gives it up as abandoned while it legitimately waits its turn.
+ * Marks queued runs the sweeper found legitimately waiting (behind their conversation's earlier
+ * run, or parked by the scheduler) as seen, so its next passes look at other runs first: each pass
+ * reads a bounded page, oldest sign of life first, whatever the backlog.
  *
  * @example
- * await touchDeferredRun(db, run);
+ * await touchWaitingRuns(db, tenantId, [run.id]);
  */
-export async function touchDeferredRun(db: Db, run: RunRef): Promise<void> {
-  await withTenantScope(db, run.tenantId, (tx) =>
+export async function touchWaitingRuns(db: Db, tenantId: string, runIds: string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await withTenantScope(db, tenantId, (tx) =>
     tx
       .update(runs)
       .set({ heartbeatAt: sql`now()` })
-      .where(and(eq(runs.id, run.id), eq(runs.status, 'queued'))),
+      .where(and(inArray(runs.id, runIds), eq(runs.tenantId, tenantId), eq(runs.status, 'queued'))),
   );
 }
 
@@ -520,7 +521,7 @@ type FinalUpdate = Parameters<typeof finishRunFenced>[3];
  *
  * @example
  * const done = await finishAttempt(db, run, fence, { status: 'completed' }, { messages, completions: [] }, { webhooks: config.webhooks });
- * if (done?.nextQueuedRunId) await enqueue(done.nextQueuedRunId);
+ * if (done?.nextQueued) await scheduler.submit(runJobData(done.nextQueued));
  */
 export async function finishAttempt(
   db: Db,
@@ -529,7 +530,7 @@ export async function finishAttempt(
   update: FinalUpdate,
   writes: FinalWrites,
   options: { webhooks?: unknown } = {},
-): Promise<{ nextQueuedRunId: string | undefined } | undefined> {
+): Promise<{ nextQueued: QueuedRun | undefined } | undefined> {
   const quiet = options.webhooks !== undefined && !hasWebhookFor(options.webhooks, update.status);
   const values = Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined));
   try {
@@ -549,8 +550,8 @@ export async function finishAttempt(
       ]);
       if (quiet) commitAhead();
       const written = await behindFence(finished, rest);
-      const next = written.at(-1) as Array<{ id: string }>;
-      return { nextQueuedRunId: next[0]?.id };
+      const next = written.at(-1) as QueuedRun[];
+      return { nextQueued: next[0] };
     });
   } catch (error) {
     if (error instanceof AppError && error.code === 'stale_attempt') return undefined;
@@ -558,10 +559,19 @@ export async function finishAttempt(
   }
 }
 
+/** A queued run with what its job names (`runJobData`). */
+export type QueuedRun = Pick<Run, 'id' | 'tenantId' | 'conversationId' | 'agentId' | 'agentVersion'>;
+
 /** The conversation's oldest queued run (the next to go once the active one ends). */
 const nextQueuedRun = prebuilt((db) =>
   db
-    .select({ id: runs.id })
+    .select({
+      id: runs.id,
+      tenantId: runs.tenantId,
+      conversationId: runs.conversationId,
+      agentId: runs.agentId,
+      agentVersion: runs.agentVersion,
+    })
     .from(runs)
     .where(
       and(
@@ -688,25 +698,44 @@ export async function requestCancel(db: Db, tenantId: string, runId: string): Pr
   return run;
 }
 
+/** A run the sweeper looks at, and whether an earlier run of its conversation is still active. */
+export type StaleRun = Run & { behindEarlierRun: boolean };
+
 /**
- * Runs that look abandoned: active, but without a heartbeat since `before` (or never started).
- * System scope: the sweeper looks across tenants (it then works on each run in its own tenant).
+ * Runs that look abandoned: queued or running, without a sign of life (heartbeat, or creation)
+ * since `before`; the longest silent first, at most `limit` (a pass costs the same whatever the
+ * backlog: `runs_stale_idx`). `behindEarlierRun`: a queued run waiting for its conversation's
+ * earlier active run, which wakes it when it ends. System scope: the sweeper looks across tenants
+ * (it then works on each run in its own tenant).
  */
-export async function staleRuns(db: Db, before: Date, limit = 100): Promise<Run[]> {
-  return withSystemScope(db, 'stuck-run sweeper', (tx) =>
+export async function staleRuns(db: Db, before: Date, limit = 100): Promise<StaleRun[]> {
+  const earlier = alias(runs, 'earlier');
+  const behind = sql<boolean>`exists (${db
+    .select({ one: sql`1` })
+    .from(earlier)
+    .where(
+      and(
+        eq(earlier.conversationId, runs.conversationId),
+        eq(earlier.tenantId, runs.tenantId),
+        isActiveRun(earlier.status),
+        sql`(${earlier.createdAt}, ${earlier.id}) < (${runs.createdAt}, ${runs.id})`,
+      ),
+    )})`;
+  const rows = await withSystemScope(db, 'stuck-run sweeper', (tx) =>
     tx
-      .select()
+      .select({ run: runs, behindEarlierRun: behind })
       .from(runs)
       .where(
         and(
-          inArray(runs.status, ['running', 'queued']),
+          sql`${runs.status} in ('queued', 'running')`,
           // An ISO string with a cast: the postgres driver cannot bind a Date inside raw SQL (PGlite can).
           sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt}) < ${before.toISOString()}::timestamptz`,
         ),
       )
-      .orderBy(asc(runs.createdAt))
+      .orderBy(sql`coalesce(${runs.heartbeatAt}, ${runs.createdAt})`)
       .limit(limit),
   );
+  return rows.map((row) => ({ ...row.run, behindEarlierRun: Boolean(row.behindEarlierRun) }));
 }
 
 /** A waiting run past its deadline, with the wait it was allowed (seconds). */
