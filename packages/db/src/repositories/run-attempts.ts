@@ -703,8 +703,8 @@ export type StaleRun = Run & { behindEarlierRun: boolean };
 
 /**
  * Runs that look abandoned: queued or running, without a sign of life (heartbeat, or creation)
- * since `before`; the longest silent first, at most `limit` (a pass costs the same whatever the
- * backlog: `runs_stale_idx`). `behindEarlierRun`: a queued run waiting for its conversation's
+ * since `before`; the longest silent first, at most `limit` (read through `runs_active_idx`; no
+ * index on the heartbeat, which would take the HOT update from every heartbeat). `behindEarlierRun`: a queued run waiting for its conversation's
  * earlier active run, which wakes it when it ends. System scope: the sweeper looks across tenants
  * (it then works on each run in its own tenant).
  */
