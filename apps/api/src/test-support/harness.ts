@@ -75,7 +75,8 @@ function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
   });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
+    // Generous: a loaded machine takes tens of seconds to start a process that loads the SDKs.
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('worker started')) {

@@ -52,11 +52,19 @@ export function createMemoryScheduler(options: SchedulerOptions): RunScheduler {
   const park = (s: TenantState, run: RunJobData) => {
     if (!s.parked.has(run.runId)) s.parked.set(run.runId, run);
   };
-  const dispatchAll = async (runs: RunJobData[]) => {
+  /** As the Redis scheduler's: a failed dispatch of `own` gives its slot back and throws. */
+  const dispatchAll = async (runs: RunJobData[], own?: string) => {
     for (const run of runs) {
-      await options.dispatch(dispatchJobId(run.runId), run).catch((error: unknown) => {
-        options.onError?.('dispatch failed', error, run);
-      });
+      try {
+        await options.dispatch(dispatchJobId(run.runId), run);
+      } catch (error) {
+        if (run.runId !== own) {
+          options.onError?.('dispatch failed', error, run);
+          continue;
+        }
+        tenants.get(run.tenantId)?.leases.delete(run.runId);
+        throw error;
+      }
     }
   };
   const tidy = (tenantId: string, s: TenantState) => {
@@ -74,7 +82,7 @@ export function createMemoryScheduler(options: SchedulerOptions): RunScheduler {
       }
       park(s, run);
       const out = fill(s, now);
-      await dispatchAll(out);
+      await dispatchAll(out, run.runId);
       return out.some((r) => r.runId === run.runId) ? 'dispatched' : 'parked';
     },
     async acquire(run) {

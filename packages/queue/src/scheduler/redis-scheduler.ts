@@ -129,16 +129,27 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RunSchedul
       throw errors.unavailable('queue_unavailable', 'The job queue is unavailable; try again shortly', 1000);
     }
   };
-  /** Dispatches the runs a script handed slots to; returns their ids. */
-  const dispatchFrom = async (reply: string[], tenantId: string): Promise<string[]> => {
+  /**
+   * Dispatches the runs a script handed slots to; returns their ids. A failed dispatch of `own`
+   * (the caller's run) gives its slot back and throws, so the caller can answer 503 and undo what it
+   * wrote; the others' are reported (their leases expire, the sweeper submits them again).
+   */
+  const dispatchFrom = async (reply: string[], tenantId: string, own?: string): Promise<string[]> => {
     const ids: string[] = [];
     for (let i = 1; i + 1 < reply.length; i += 2) {
       const id = reply[i]!;
       const data = parseJob(reply[i + 1]!, id, tenantId);
       ids.push(id);
-      await options.dispatch(dispatchJobId(id), data).catch((error: unknown) => {
-        options.onError?.('dispatch failed', error, data);
-      });
+      try {
+        await options.dispatch(dispatchJobId(id), data);
+      } catch (error) {
+        if (id !== own) {
+          options.onError?.('dispatch failed', error, data);
+          continue;
+        }
+        await redis.zrem(keys(tenantId)[0]!, id).catch(() => {});
+        throw error;
+      }
     }
     return ids;
   };
@@ -147,7 +158,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RunSchedul
     async submit(job): Promise<SubmitOutcome> {
       const reply = await call('offer', job.tenantId, [job.runId, JSON.stringify(job), 'submit']);
       if (reply[0] === 'held') return 'held';
-      const dispatched = await dispatchFrom(reply, job.tenantId);
+      const dispatched = await dispatchFrom(reply, job.tenantId, job.runId);
       return dispatched.includes(job.runId) ? 'dispatched' : 'parked';
     },
     async acquire(job) {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunJobData } from '../types.ts';
 import { createMemoryScheduler } from './memory-scheduler.ts';
 import { createRedisScheduler } from './redis-scheduler.ts';
-import type { RunScheduler } from './run-scheduler.ts';
+import type { RunScheduler, SchedulerOptions } from './run-scheduler.ts';
 
 /** A scheduler under test with the jobs it dispatched, in order. */
 interface Harness {
@@ -13,7 +13,9 @@ interface Harness {
   dispatched: RunJobData[];
 }
 
-type Make = (options: { perTenant: number; leaseMs?: number }) => Harness;
+type Make = (
+  options: { perTenant: number; leaseMs?: number } & Partial<Pick<SchedulerOptions, 'dispatch' | 'onError'>>,
+) => Harness;
 
 const prefixes: string[] = [];
 const implementations: Array<[string, Make]> = [
@@ -22,10 +24,10 @@ const implementations: Array<[string, Make]> = [
     (options) => {
       const dispatched: RunJobData[] = [];
       const scheduler = createMemoryScheduler({
-        ...options,
         dispatch: async (_id, data) => {
           dispatched.push(data);
         },
+        ...options,
       });
       return { scheduler, dispatched };
     },
@@ -39,12 +41,12 @@ if (availableServices().redis) {
       prefixes.push(prefix);
       const dispatched: RunJobData[] = [];
       const scheduler = createRedisScheduler({
-        ...options,
         redisUrl: testServices.redisUrl,
         prefix,
         dispatch: async (_id, data) => {
           dispatched.push(data);
         },
+        ...options,
       });
       return { scheduler, dispatched };
     },
@@ -193,4 +195,32 @@ describe.each(implementations)('run scheduler: %s', (name, make) => {
       { numRuns: name === 'redis' ? 30 : 150 },
     );
   }, 60_000);
+});
+
+describe.each(implementations)('run scheduler dispatch failures: %s', (_name, make) => {
+  it("a failed dispatch of the submitted run throws and gives its slot back; another's is reported", async () => {
+    const reported: string[] = [];
+    let failFor = 'a1';
+    const dispatched: string[] = [];
+    const { scheduler } = make({
+      perTenant: 1,
+      dispatch: async (_id: string, data: RunJobData) => {
+        if (data.runId === failFor) throw new Error('queue down');
+        dispatched.push(data.runId);
+      },
+      onError: (_m: string, _e: unknown, run?: RunJobData) => {
+        if (run) reported.push(run.runId);
+      },
+    });
+    await expect(scheduler.submit(run('A', 'a1'))).rejects.toThrow('queue down');
+    expect((await scheduler.tracked('A', ['a1'])).size).toBe(0);
+    // The slot is free again: the next run is dispatched.
+    failFor = 'a3';
+    expect(await scheduler.submit(run('A', 'a2'))).toBe('dispatched');
+    expect(await scheduler.submit(run('A', 'a3'))).toBe('parked');
+    await scheduler.release(run('A', 'a2'));
+    expect(reported).toEqual(['a3']);
+    expect(dispatched).toEqual(['a2']);
+    await scheduler.close();
+  });
 });
