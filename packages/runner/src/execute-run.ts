@@ -209,9 +209,14 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     const controller = new AbortController();
     active.set(run.id, controller);
     const beat = setInterval(() => {
-      void heartbeatRun(deps.db, run, fence).then((current) => {
-        if (!current) controller.abort('stale' satisfies StopReason);
-      });
+      // A heartbeat the database cannot take (an outage) is skipped, never thrown out of the timer:
+      // the attempt's next write finds the outage and retries the run after a backoff.
+      void heartbeatRun(deps.db, run, fence).then(
+        (current) => {
+          if (!current) controller.abort('stale' satisfies StopReason);
+        },
+        () => {},
+      );
       void deps.scheduler?.refresh({ runId: run.id, tenantId: run.tenantId }).catch(() => {});
     }, deps.heartbeatMs ?? 10_000);
     beat.unref();
