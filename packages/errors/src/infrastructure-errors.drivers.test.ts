@@ -73,6 +73,26 @@ describe.skipIf(!canPostgres)('real postgres-js errors of a private Postgres', (
     }, 60_000);
   }
 
+  it('a reserved connection whose server went away fails its next statements (no hang, no crash)', async () => {
+    const client = postgres(pg.url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    await client`select 1`;
+    // pg_ctl runs synchronously: the pool learns of the close only after the reserve below.
+    await pg.stop('fast');
+    const reserved = await client.reserve();
+    expectDatabaseFault(await rejection(reserved`select 1`));
+    // On a socket already closed: upstream postgres-js threw from setImmediate (the process
+    // ended) and our first patch left it waiting forever; patches/postgres@3.4.9.patch rejects it.
+    expectDatabaseFault(await rejection(reserved`select 2`));
+    reserved.release();
+    await pg.start();
+    // The released connection is still the dead one: its first use fails (CONNECTION_CLOSED) and
+    // sends it back to be reconnected; the retry then connects afresh, without the old server's
+    // 57P01 (which the patch no longer carries over to the next connection).
+    const rows = await client`select 3 as v`.catch(() => client`select 3 as v`);
+    expect(rows[0]?.v).toBe(3);
+    await client.end({ timeout: 1 });
+  }, 60_000);
+
   it('a server not yet accepting connections (57P03) is a database fault, before and through drizzle', async () => {
     // A standby without hot standby answers 57P03 to every connection until promoted: the
     // "starting up" refusal held open, instead of a window too short to hit reliably.
