@@ -1,3 +1,5 @@
+import { classifyInfrastructureError, type InfrastructureService } from './infrastructure-errors.ts';
+
 /** Who is at fault: the caller (`user`), us (`system`) or a service we depend on (`upstream`). */
 export type ErrorCategory = 'user' | 'system' | 'upstream';
 
@@ -95,12 +97,43 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError || (value instanceof Error && value.name === 'AppError' && 'code' in value);
 }
 
+/** Seconds-scale: a database or Redis restart takes one or two. */
+const INFRASTRUCTURE_RETRY_AFTER_MS = 1000;
+
 /**
- * Wraps anything thrown into an `AppError`: known errors pass through, unknown ones become a
- * non-leaking `internal_error` that keeps the original as `cause` for logs.
+ * A retryable 503 for a database or Redis outage (see `classifyInfrastructureError`), keeping the
+ * driver's error as `cause` for logs.
+ *
+ * @example
+ * throw infrastructureUnavailable('database', error); // code database_unavailable
+ */
+export function infrastructureUnavailable(service: InfrastructureService, cause?: unknown): AppError {
+  return new AppError({
+    code: service === 'database' ? 'database_unavailable' : 'queue_unavailable',
+    message:
+      service === 'database'
+        ? 'The database is unavailable; try again shortly'
+        : 'The job queue is unavailable; try again shortly',
+    category: 'system',
+    status: 503,
+    retryable: true,
+    retryAfterMs: INFRASTRUCTURE_RETRY_AFTER_MS,
+    cause,
+  });
+}
+
+/**
+ * Wraps anything thrown into an `AppError`: known errors pass through, a database or Redis outage
+ * becomes a retryable 503 (`database_unavailable`, `queue_unavailable`), anything else a
+ * non-leaking `internal_error`. Both keep the original as `cause` for logs.
+ *
+ * @example
+ * const appError = toAppError(error); // then appError.isRetryable, appError.status
  */
 export function toAppError(value: unknown): AppError {
   if (isAppError(value)) return value;
+  const service = classifyInfrastructureError(value);
+  if (service) return infrastructureUnavailable(service, value);
   return new AppError({
     code: 'internal_error',
     message: 'An unexpected error occurred',

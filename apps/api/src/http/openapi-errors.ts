@@ -73,6 +73,7 @@ export const ERROR_STATUS: Record<string, number> = {
   run_not_finished: 504,
   // 503
   model_not_configured: 503,
+  database_unavailable: 503,
   queue_unavailable: 503,
   too_many_streams: 503,
   secrets_not_configured: 503,
@@ -121,3 +122,12 @@ export const BODY_CODES = ['invalid_json', 'unsupported_media_type', 'payload_to
 
 /** Codes of a tenant POST, which honours `Idempotency-Key`. */
 export const IDEMPOTENCY_CODES = ['invalid_idempotency_key', 'idempotency_key_in_use', 'idempotency_key_reused'];
+
+/**
+ * Codes of a route that reads or writes the database, which any of them can meet in an outage:
+ * every authenticated one (the key, session or member lookup alone needs it) and a public route
+ * that takes a body (sign-in, invitations). `/healthz`, `/readyz`, docs and static files do not.
+ */
+export function databaseCodes(options: { authenticated: boolean; body: boolean }): string[] {
+  return options.authenticated || options.body ? ['database_unavailable'] : [];
+}

@@ -94,6 +94,13 @@ describe('GET /openapi.json', () => {
     );
     expect(document.paths['/v1/tenants'].post.security).toEqual([{ platformAdmin: [] }]);
     expect(document.paths['/healthz'].get.security).toEqual([]);
+    // Anything that needs the database can meet its outage; liveness and readiness do not.
+    for (const op of [getAgent, send, document.paths['/v1/runs/{id}'].get, document.paths['/v1/auth/login'].post]) {
+      expect(op['x-error-codes']).toContain('database_unavailable');
+      expect(JSON.stringify(op.responses['503'])).toContain('"database_unavailable"');
+    }
+    expect(document.paths['/healthz'].get['x-error-codes']).not.toContain('database_unavailable');
+    expect(document.paths['/readyz'].get['x-error-codes']).not.toContain('database_unavailable');
     expect(document.paths['/v1/auth/logout'].post.security).toEqual([{ session: [], csrfToken: [] }]);
     // The OpenAI-compatible routes answer errors in OpenAI's shape.
     const completions = document.paths['/v1/chat/completions'].post;

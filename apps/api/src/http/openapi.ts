@@ -1,7 +1,14 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { describeRoute, generateSpecs } from 'hono-openapi';
 import type { z } from 'zod';
-import { BODY_CODES, ERROR_STATUS, IDEMPOTENCY_CODES, STATUS_TEXT, tenantAuthCodes } from './openapi-errors.ts';
+import {
+  BODY_CODES,
+  databaseCodes,
+  ERROR_STATUS,
+  IDEMPOTENCY_CODES,
+  STATUS_TEXT,
+  tenantAuthCodes,
+} from './openapi-errors.ts';
 import { componentSchemas, ref, requestSchema } from './openapi-schemas.ts';
 import { scopeFor } from './scopes.ts';
 
@@ -320,6 +327,7 @@ function finishOperation(method: string, path: string, op: Operation): void {
     ...(auth === 'platform' ? ['unauthorized', 'forbidden', 'internal_error'] : []),
     ...(auth === 'metrics' ? ['unauthorized'] : []),
     ...(auth === 'session' ? ['unauthorized', ...(UNSAFE.has(method) ? ['csrf_failed'] : []), 'internal_error'] : []),
+    ...databaseCodes({ authenticated: auth !== 'public' && auth !== 'metrics', body: Boolean(op['x-agentry-body']) }),
   ];
   op.security = security(auth, method, path);
   op.responses = { ...(op.responses as object), ...errorResponses(codes, format) };

@@ -40,4 +40,28 @@ describe('health routes', () => {
       { status: 'degraded', checks: { database: 'ok', queue: 'error: timeout' }, degraded: ['queue'] },
     ]);
   });
+
+  it('a hung database gets one probe at a time: later checks share it and answer 503 at the bound', async () => {
+    let probes = 0;
+    let answer: () => void = () => {};
+    const app = withDeps(
+      () => {
+        probes++;
+        if (probes > 1) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          answer = resolve;
+        });
+      },
+      async () => {},
+    );
+    const answers = await Promise.all([app.request('/readyz'), app.request('/readyz')]);
+    const later = await app.request('/readyz');
+    expect([...answers, later].map((r) => r.status)).toEqual([503, 503, 503]);
+    expect(await later.json()).toMatchObject({ checks: { database: 'error: timeout' } });
+    expect(probes).toBe(1);
+    answer(); // the database answers at last: the next check probes again, and is ready
+    await new Promise((r) => setImmediate(r));
+    expect((await app.request('/readyz')).status).toBe(200);
+    expect(probes).toBe(2);
+  });
 });
