@@ -232,7 +232,9 @@ async function redisFootprint(p: Platform): Promise<{ keys: number; bytes: numbe
 }
 
 async function runCounts(sql: postgres.Sql): Promise<Record<string, number>> {
-  const rows = await sql<Array<{ status: string; n: number }>>`select status, count(*)::int as n from runs group by status`;
+  const rows = await sql<
+    Array<{ status: string; n: number }>
+  >`select status, count(*)::int as n from runs group by status`;
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
@@ -258,14 +260,17 @@ async function backlog(code: Code, services: Services, n: number): Promise<Backl
       POST_CONCURRENCY,
       async (i) => {
         await postAsync(p, a.key, await newConversation(p, a.key, a.agent));
-        if ((i + 1) % 1000 === 0) log(`${code.label}: posted ${i + 1} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+        if ((i + 1) % 1000 === 0)
+          log(`${code.label}: posted ${i + 1} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       },
     );
     const postSeconds = (performance.now() - t0) / 1000;
     log(`${code.label}: posted ${n} in ${postSeconds.toFixed(1)} s; window ${WINDOW_SECONDS} s`);
     const before = (await runCounts(sql)).completed ?? 0;
     const footprint = await redisFootprint(p);
-    const conversations = await Promise.all(Array.from({ length: B_MESSAGES }, () => newConversation(p, b.key, b.agent)));
+    const conversations = await Promise.all(
+      Array.from({ length: B_MESSAGES }, () => newConversation(p, b.key, b.agent)),
+    );
     const latencies: number[] = [];
     const tenantB = (async () => {
       for (const id of conversations) latencies.push(await streamedRun(p, b.key, id));
@@ -273,7 +278,9 @@ async function backlog(code: Code, services: Services, n: number): Promise<Backl
     const window = await cpuWindow(p, WINDOW_SECONDS);
     await tenantB;
     const completedInWindow = ((await runCounts(sql)).completed ?? 0) - before;
-    log(`${code.label}: N=${n}: ${window.total.toFixed(1)}% (${windowNote(window)}); B ${latencies.map((l) => l.toFixed(0)).join(', ')} ms`);
+    log(
+      `${code.label}: N=${n}: ${window.total.toFixed(1)}% (${windowNote(window)}); B ${latencies.map((l) => l.toFixed(0)).join(', ')} ms`,
+    );
     return { n, window, postSeconds, latencies, completedInWindow, footprint };
   } finally {
     await sql.end({ timeout: 5 });
@@ -318,7 +325,9 @@ async function waitingRuns(code: Code, services: Services): Promise<Waiting> {
     log(`${code.label}: ${JSON.stringify(counts)} after ${setupSeconds.toFixed(1)} s; window ${WINDOW_SECONDS} s`);
     await sleep(3000);
     const waiting = await cpuWindow(p, WINDOW_SECONDS);
-    log(`${code.label}: idle ${idle.total.toFixed(1)}% (${windowNote(idle)}); waiting ${waiting.total.toFixed(1)}% (${windowNote(waiting)})`);
+    log(
+      `${code.label}: idle ${idle.total.toFixed(1)}% (${windowNote(idle)}); waiting ${waiting.total.toFixed(1)}% (${windowNote(waiting)})`,
+    );
     const footprint = await redisFootprint(p);
     return { idle, waiting, setupSeconds, footprint, counts: await runCounts(sql) };
   } finally {
