@@ -8,7 +8,7 @@
  *     holding a run parked `waiting` for a client tool and one message queued behind it.
  * With `SCHED_COMPARE_DIR` (a checkout of older code, installed) the same scenarios run on its API
  * and worker too, side by side. See bench/README.md for the method. Environment: SCHED_BACKLOGS
- * (`0,2000,10000`), SCHED_WINDOW_SECONDS (20), SCHED_B_MESSAGES (5), SCHED_WAITING (1000),
+ * (`0,2000,10000`; empty: none), SCHED_WINDOW_SECONDS (20), SCHED_B_MESSAGES (5), SCHED_WAITING (1000; 0: skip),
  * SCHED_POST_CONCURRENCY (16), SCHED_COMPARE_DIR.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,14 +25,16 @@ import { cpuMeter, machineCpuMs, pidsByComm, postgresPids } from './support/proc
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const setting = (name: string): string | undefined => process.env[name];
 const envNumber = (name: string, fallback: number) => Number(setting(name) ?? fallback);
-const BACKLOGS = (setting('SCHED_BACKLOGS') ?? '0,2000,10000').split(',').map(Number);
+/** Comma-separated sizes; an empty list skips the scenario. */
+const sizes = (text: string) => text.split(',').filter(Boolean).map(Number);
+const BACKLOGS = sizes(setting('SCHED_BACKLOGS') ?? '0,2000,10000');
 const WINDOW_SECONDS = envNumber('SCHED_WINDOW_SECONDS', 20);
 const B_MESSAGES = envNumber('SCHED_B_MESSAGES', 5);
 const WAITING = envNumber('SCHED_WAITING', 1000);
 const POST_CONCURRENCY = envNumber('SCHED_POST_CONCURRENCY', 16);
 const COMPARE_DIR = setting('SCHED_COMPARE_DIR');
 /** Backlog sizes for the compared code (default SCHED_BACKLOGS): polling code posts far slower. */
-const COMPARE_BACKLOGS = (setting('SCHED_COMPARE_BACKLOGS') ?? BACKLOGS.join(',')).split(',').map(Number);
+const COMPARE_BACKLOGS = sizes(setting('SCHED_COMPARE_BACKLOGS') ?? BACKLOGS.join(','));
 const MODEL_MS = 2000;
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 /** The defaults except the rate limit, which 10,000 posts would hit (this measures scheduling, not limits). */
@@ -276,8 +278,8 @@ async function backlog(code: Code, services: Services, n: number): Promise<Backl
       for (const id of conversations) latencies.push(await streamedRun(p, b.key, id));
     })();
     const window = await cpuWindow(p, WINDOW_SECONDS);
-    await tenantB;
     const completedInWindow = ((await runCounts(sql)).completed ?? 0) - before;
+    await tenantB;
     log(
       `${code.label}: N=${n}: ${window.total.toFixed(1)}% (${windowNote(window)}); B ${latencies.map((l) => l.toFixed(0)).join(', ')} ms`,
     );
@@ -336,7 +338,7 @@ async function waitingRuns(code: Code, services: Services): Promise<Waiting> {
   }
 }
 
-function codeResults(code: Code, backlogs: Backlog[], waiting: Waiting): BenchResult[] {
+function codeResults(code: Code, backlogs: Backlog[], waiting: Waiting | undefined): BenchResult[] {
   const results: BenchResult[] = [];
   const zero = backlogs.find((b) => b.n === 0);
   for (const b of backlogs) {
@@ -357,6 +359,7 @@ function codeResults(code: Code, backlogs: Backlog[], waiting: Waiting): BenchRe
       note: `${b.latencies.length} messages one after another; ratio to the model's ${MODEL_MS} ms; max ${Math.max(...b.latencies).toFixed(0)} ms`,
     });
   }
+  if (!waiting) return results;
   results.push(
     {
       name: `${code.label}: CPU of the idle platform`,
@@ -388,7 +391,7 @@ export async function run(): Promise<BenchResult[]> {
       const backlogs: Backlog[] = [];
       for (const n of code.backlogs) backlogs.push(await backlog(code, services, n));
       log(`${code.label}: ${WAITING} waiting conversations`);
-      const waiting = await waitingRuns(code, services);
+      const waiting = WAITING > 0 ? await waitingRuns(code, services) : undefined;
       results.push(...codeResults(code, backlogs, waiting));
     }
   } finally {
