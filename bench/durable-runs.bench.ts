@@ -59,7 +59,7 @@ const PLATFORM_ENV = {
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const MB = 2 ** 20;
 
-interface Services {
+export interface Services {
   llm: string;
   tool: string;
   pid: number;
@@ -67,7 +67,7 @@ interface Services {
 }
 
 /** Starts bench/support/fake-services.ts as its own process. */
-async function startServices(): Promise<Services> {
+export async function startServices(): Promise<Services> {
   const child = spawn(process.execPath, [join(repoRoot, 'bench/support/fake-services.ts')], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -492,7 +492,7 @@ function modeResults(m: ModeFigures, baseline?: ModeFigures): BenchResult[] {
 }
 
 /** Runs `fn` on `items` with at most `limit` at once. */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(

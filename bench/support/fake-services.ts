@@ -6,6 +6,7 @@
  * The responder is stateless, so it serves any number of concurrent conversations: a tool call
  * while the last message is not a tool result, the answer once it is. Requests for the model
  * named `fake-slow` wait `SLOW_MS` (default 2000) before answering; `fake-instant` answers at once.
+ * A request that offers no tools (an agent without tools) gets the answer at once: one model call per run.
  */
 import { type FakeRequest, startFakeLlm, startRecordingServer } from '@agentry/testkit';
 
@@ -15,7 +16,7 @@ const slowMs = Number(setting('SLOW_MS') ?? 2000);
 function responder(req: FakeRequest) {
   const delayMs = req.body.model === 'fake-slow' ? slowMs : 0;
   const last = req.body.messages?.at(-1);
-  if (last?.role === 'tool') {
+  if (last?.role === 'tool' || !req.body.tools?.length) {
     return {
       type: 'reply' as const,
       text: 'Item 42 has 7 in stock; a colleague will follow up.',
