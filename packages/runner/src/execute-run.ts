@@ -201,10 +201,14 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     const controller = new AbortController();
     active.set(run.id, controller);
     const beat = setInterval(() => {
-      void heartbeatRun(deps.db, run, fence).then((current) => {
-        if (!current) controller.abort('stale' satisfies StopReason);
-      });
-      void deps.slots?.refresh(run.tenantId, run.id);
+      // A beat that fails (database or Redis away) is retried by the next; unhandled, it ended the worker.
+      heartbeatRun(deps.db, run, fence).then(
+        (current) => {
+          if (!current) controller.abort('stale' satisfies StopReason);
+        },
+        (error: unknown) => log('warn', 'heartbeat failed', { ...fields, error: String(error) }),
+      );
+      deps.slots?.refresh(run.tenantId, run.id).catch(() => {});
     }, deps.heartbeatMs ?? 10_000);
     beat.unref();
     try {
