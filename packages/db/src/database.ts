@@ -74,7 +74,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 async function openPostgres(url: string, maxConnections = 10, preparedStatements = true): Promise<Database> {
   await migratePostgresLocked(url);
   // `role` as a startup parameter: every pooled connection is the app role from its first query.
-  const client = postgres(url, { max: maxConnections, onnotice: () => {}, connection: { role: APP_ROLE } });
+  const client = postgres(url, {
+    max: maxConnections,
+    onnotice: () => {},
+    connection: { role: APP_ROLE },
+    backoff: reconnectBackoff,
+  });
   // No relational schema: the repositories use the query builders only, and with a schema drizzle
   // builds a query helper per table for every transaction it opens.
   const db = drizzlePostgres(pipelinedPostgres(client, { preparedStatements })) as unknown as Db;
@@ -93,11 +98,20 @@ async function openPostgres(url: string, maxConnections = 10, preparedStatements
       listeners.add(stopOnce);
       return stopOnce;
     },
+    // Bounded: end() without a timeout waits forever for connections whose server is gone.
     close: async () => {
-      await Promise.all([...listeners].map((stop) => stop()));
-      await client.end({ timeout: 5 });
+      await Promise.all([...[...listeners].map((stop) => stop()), client.end({ timeout: 5 })]);
     },
   };
+}
+
+/**
+ * Seconds a pooled connection waits before connecting again after `retries` failed attempts (of
+ * the whole pool). postgres-js's default grows to 20 s: after an outage of a few seconds, part of
+ * the pool then stayed away that long after the server was back, its queries waiting with it.
+ */
+function reconnectBackoff(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, 2);
 }
 
 /** Longest wait between attempts to listen again after the listening connection dropped. */

@@ -41,13 +41,15 @@ export function createRedisRunControl(options: { redisUrl: string; prefix?: stri
   const listeners = new Set<(runId: string) => void>();
   const ensureSubscriber = () => {
     if (subscriber) return;
-    subscriber = new Redis(options.redisUrl);
+    // No retry limit: a SUBSCRIBE given while Redis is away waits for it instead of rejecting.
+    subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
     subscriber.on('error', () => {});
     subscriber.on('message', (_channel: string, message: string) => {
       const { type, runId } = JSON.parse(message) as { type: string; runId: string };
       if (type === 'cancel') for (const listener of listeners) listener(runId);
     });
-    void subscriber.subscribe(channel);
+    // Rejects only when closed; unhandled, that ended the process.
+    subscriber.subscribe(channel).catch(() => {});
   };
   return {
     async cancel(runId) {

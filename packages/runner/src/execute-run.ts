@@ -209,13 +209,13 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     const controller = new AbortController();
     active.set(run.id, controller);
     const beat = setInterval(() => {
-      // A heartbeat the database cannot take (an outage) is skipped, never thrown out of the timer:
-      // the attempt's next write finds the outage and retries the run after a backoff.
+      // A beat that fails (database or Redis away) is retried by the next; unhandled, it ended the
+      // worker. The attempt's next write finds the outage and retries the run after a backoff.
       void heartbeatRun(deps.db, run, fence).then(
         (current) => {
           if (!current) controller.abort('stale' satisfies StopReason);
         },
-        () => {},
+        (error: unknown) => log('warn', 'heartbeat failed', { ...fields, error: String(error) }),
       );
       void deps.scheduler?.refresh({ runId: run.id, tenantId: run.tenantId }).catch(() => {});
     }, deps.heartbeatMs ?? 10_000);
