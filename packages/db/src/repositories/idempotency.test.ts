@@ -1,4 +1,5 @@
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   claimIdempotencyKey,
@@ -11,7 +12,7 @@ import {
   startRunForMessage,
   withTenantScope,
 } from '../index.ts';
-import { runs } from '../schema.ts';
+import { idempotencyKeys, runs } from '../schema.ts';
 import { tenantWithAgent } from '../testing/run-fixtures.ts';
 
 /** A lease that has run out by the next transaction: the request holding it counts as dead. */
@@ -145,4 +146,86 @@ describe.each(testDatabaseKinds())('idempotency keys with leases on %s', (kind) 
     expect(outcomes.filter((o) => o.claimed)).toHaveLength(1);
     expect(outcomes.filter((o) => !o.claimed && o.record.statusCode === null)).toHaveLength(3);
   });
+
+  it('agrees with a model of the key over generated interleavings of requests claiming, creating, answering, releasing and dying', async () => {
+    const random = seeded(16);
+    for (let sequence = 0; sequence < 25; sequence++) {
+      const { db, tenant, request, claim, sendMessage, runCount } = await setup();
+      // The model: the key's row, and each request's view (what the middleware would do next).
+      let row: { holder: number; answered: boolean; resource?: string; live: boolean } | undefined;
+      const holds = [request(), request(), request()];
+      const phase: Array<'idle' | 'holding' | 'answering'> = ['idle', 'idle', 'idle'];
+      let created = 0;
+      const steps: string[] = [];
+      for (let step = 0; step < 12; step++) {
+        const i = Math.floor(random() * holds.length);
+        const op = (['claim', 'create', 'complete', 'release', 'die'] as const)[Math.floor(random() * 5)]!;
+        steps.push(`${op}(${i})`);
+        const where = `sequence ${sequence}: ${steps.join(' ')}`;
+        if (op === 'claim' && phase[i] === 'idle') {
+          holds[i] = request();
+          const outcome = await claim(holds[i]!, LIVE);
+          const expected: unknown = !row
+            ? { claimed: true, takenOver: false }
+            : row.answered || row.live
+              ? { claimed: false, answered: row.answered }
+              : {
+                  claimed: true,
+                  takenOver: true,
+                  ...(row.resource ? { resource: { type: 'run', id: row.resource } } : {}),
+                };
+          const seen = outcome.claimed ? outcome : { claimed: false, answered: outcome.record.statusCode !== null };
+          expect(seen, where).toEqual(expected);
+          if (outcome.claimed) {
+            row = { holder: i, answered: false, live: true, ...(row?.resource ? { resource: row.resource } : {}) };
+            // A takeover with a resource answers from it; without one the request runs.
+            phase[i] = outcome.resource ? 'answering' : 'holding';
+          }
+        } else if (op === 'create' && phase[i] === 'holding') {
+          const mayCreate = row?.holder === i && !row.answered;
+          const result = await sendMessage(holds[i]!).then(
+            ({ run }) => run.id,
+            (error: { code?: string }) => error.code,
+          );
+          if (mayCreate) {
+            expect(result, where).not.toBe('idempotency_key_in_use');
+            row!.resource = result;
+            created++;
+          } else expect(result, where).toBe('idempotency_key_in_use');
+          phase[i] = 'answering';
+        } else if ((op === 'complete' || op === 'release') && phase[i] !== 'idle') {
+          if (op === 'complete') await completeIdempotencyKey(db, holds[i]!, { statusCode: 200, body: {} });
+          else await releaseIdempotencyKey(db, holds[i]!);
+          if (row?.holder === i) {
+            if (op === 'complete') row = { ...row, answered: true, live: false };
+            else row = row.resource ? { ...row, live: false } : undefined;
+          }
+          phase[i] = 'idle';
+        } else if (op === 'die' && phase[i] !== 'idle') {
+          // The process dies: its lease runs out (made to, instead of waited for).
+          await withTenantScope(db, tenant.id, (tx) =>
+            tx
+              .update(idempotencyKeys)
+              .set({ lockedUntil: sql`now() - interval '1 second'` })
+              .where(and(eq(idempotencyKeys.holder, holds[i]!.holder), isNull(idempotencyKeys.statusCode))),
+          );
+          if (row?.holder === i && !row.answered) row.live = false;
+          phase[i] = 'idle';
+        }
+      }
+      // Each creation the model allowed happened, and no other: never a second run for a stored link.
+      expect(await runCount(), steps.join(' ')).toBe(created);
+    }
+  });
 });
+
+/** A small deterministic generator (mulberry32), so a failing interleaving is the same on every run. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
