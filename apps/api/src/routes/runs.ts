@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { PendingInput } from '@agentry/agent';
 import { compileAgent, loadAgentConfig } from '@agentry/config';
 import {
@@ -56,6 +55,15 @@ async function pendingCalls(deps: ApiDeps, run: Run): Promise<PendingInput[]> {
   const last = (await listRunMessages(deps.db, run.tenantId, run.id)).findLast((m) => m.role === 'assistant');
   const calls = last?.content.filter((p): p is ToolCallPart => p.type === 'tool_call') ?? [];
   return unansweredInput(deps.db, agent, run, calls);
+}
+
+/**
+ * The job of a run answered after a pause: not the run's id, since the job that ran until the pause
+ * may still be kept by the queue; the attempt's fence that paused it, so a retry of the answer (its
+ * API died before queueing) names the same job and the queue does not run it twice.
+ */
+function answeredJobId(run: Run): string {
+  return `${run.id}-answered-${run.fence}`;
 }
 
 const runId: Record<string, ParamDoc> = { id: { description: 'The run id', resource: 'run' } };
@@ -143,9 +151,10 @@ export function runRoutes(deps: ApiDeps) {
     const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
     const body = await readJson(c, ToolResults);
     // A retry of a request that died after its answers were stored: the run they resumed, queued
-    // again under its own id (as the stuck-run sweeper does) if that request died before queueing it.
+    // (under the same job id, so not twice) if it has not started since.
     if (createdBefore(c, 'run') === run.id) {
-      if (run.status === 'queued') await deps.queue.enqueue(run.id, { runId: run.id, tenantId: run.tenantId });
+      if (run.status === 'queued')
+        await deps.queue.enqueue(answeredJobId(run), { runId: run.id, tenantId: run.tenantId });
       return c.json(
         forPrincipal(c.var.principal, runView(run, await listRunMessages(deps.db, run.tenantId, run.id))),
         202,
@@ -194,8 +203,7 @@ export function runRoutes(deps: ApiDeps) {
     });
     if (!answered) throw errors.conflict('run_not_waiting', 'The run is no longer waiting');
     await deps.events.publish(run.id, { type: 'run-status', status: 'queued' });
-    // A fresh job id: the job that ran until the pause may still be kept by the queue.
-    await deps.queue.enqueue(`${run.id}-${randomBytes(4).toString('hex')}`, { runId: run.id, tenantId: run.tenantId });
+    await deps.queue.enqueue(answeredJobId(run), { runId: run.id, tenantId: run.tenantId });
     const latest = (await getRun(deps.db, run.tenantId, run.id)) ?? run;
     return c.json(
       forPrincipal(c.var.principal, runView(latest, await listRunMessages(deps.db, run.tenantId, run.id))),

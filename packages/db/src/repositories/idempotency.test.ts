@@ -23,7 +23,7 @@ describe.each(testDatabaseKinds())('idempotency keys with leases on %s', (kind) 
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase(kind);
-  });
+  }, 120_000);
   afterAll(() => database?.destroy());
 
   /** A tenant with a conversation, and requests (holds) on one key of it. */
