@@ -91,7 +91,7 @@ export function conversationRoutes(deps: ApiDeps) {
     // A retry of a request that died after creating it: the conversation it created.
     const earlier = createdBefore(c, 'conversation');
     const existing = earlier ? await getConversation(deps.db, tenantId, earlier) : undefined;
-    if (existing) return c.json(conversationView(existing), 201);
+    if (existing) return c.json(conversationView(assertConversationAllowed(c.var.principal, existing, earlier!)), 201);
     // One tenant-scoped transaction: the agent with the version to use (one statement), the
     // checks, the insert; a failed check rolls back before anything is written.
     const conversation = await withTenantScope(deps.db, tenantId, async (db, commitAhead) => {
@@ -274,7 +274,10 @@ export function conversationRoutes(deps: ApiDeps) {
     // A retry of a request that died after storing its message: that message's run, not a second one.
     const earlier = createdBefore(c, 'run');
     const existing = earlier ? await getRun(deps.db, tenant.id, earlier) : undefined;
-    if (existing) return resumeRun(c, existing, stream);
+    if (existing) {
+      await loadConversation(deps.db, principal, tenant.id, id);
+      return resumeRun(c, existing, stream);
+    }
     let release: (() => void) | undefined;
     try {
       // One transaction: the conversation with its agent's version, the lock and the active runs in
@@ -343,7 +346,6 @@ export function conversationRoutes(deps: ApiDeps) {
    * id, so a job still alive is not duplicated), then answered as the caller asks.
    */
   async function resumeRun(c: Context<{ Variables: AuthVariables }>, run: Run, stream: boolean): Promise<Response> {
-    assertAgentAllowed(c.var.principal, run.agentId, 'run', run.id);
     if (run.status === 'queued') await deps.queue.enqueue(run.id, runJobData(run));
     const release = stream ? acquireStream(deps.streams) : undefined;
     try {
