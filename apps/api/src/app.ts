@@ -8,7 +8,7 @@ import type { ApiDeps } from './deps.ts';
 import { type AuthVariables, requireTenantKey } from './http/auth.ts';
 import { MAX_BODY_BYTES } from './http/body.ts';
 import { httpMetrics } from './http/http-metrics.ts';
-import { idempotency } from './http/idempotency.ts';
+import { IDEMPOTENCY_LEASE_MARGIN_MS, idempotency } from './http/idempotency.ts';
 import { rateLimit } from './http/limits.ts';
 import { problemResponse } from './http/problem.ts';
 import { requestLogger } from './http/request-logger.ts';
@@ -101,7 +101,10 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
   tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox, { cache: deps.apiKeyCache }));
   tenantScoped.use('*', rateLimit(deps.rateLimit));
-  tenantScoped.use('*', idempotency(deps.db));
+  tenantScoped.use(
+    '*',
+    idempotency(deps.db, { leaseMs: deps.idempotencyLeaseMs ?? deps.runWaitMs + IDEMPOTENCY_LEASE_MARGIN_MS }),
+  );
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps));
   tenantScoped.route('/runs', runRoutes(deps));

@@ -46,6 +46,8 @@ export interface ApiConfig {
   logLevel: (typeof LOG_LEVELS)[number];
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;
+  /** IDEMPOTENCY_LEASE_MS (default RUN_WAIT_MS + 30 s): after it, a dead request's key is taken over. */
+  idempotencyLeaseMs: number;
   /** Event streams (SSE) one API process keeps open at most; past it `503 too_many_streams`. */
   maxEventStreams: number;
   workerConcurrency: number;
@@ -93,6 +95,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
   const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
   const mcpStdioServers = mcpStdioServersFromEnv(env);
+  const runWaitMs = envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]);
   return {
     mode: embedded ? 'embedded' : 'api',
     port: envInt(env, 'PORT', 3000, [0, 65535]),
@@ -108,7 +111,8 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     ...(secretKeys ? { secretKeys } : {}),
     egressAllowlist: egressAllowlistFromEnv(env),
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    runWaitMs: envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]),
+    runWaitMs,
+    idempotencyLeaseMs: envInt(env, 'IDEMPOTENCY_LEASE_MS', runWaitMs + 30_000, [1000, 3_600_000]),
     maxEventStreams: envInt(env, 'MAX_EVENT_STREAMS', 10_000, [1, 1_000_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
     tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),

@@ -39,6 +39,11 @@ export interface ApiDeps {
   platformAdminToken?: string;
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;
+  /**
+   * How long an `Idempotency-Key` stays reserved for its request without an answer; a retry past it
+   * takes the reservation of a request that died over (default `runWaitMs` + 30 s).
+   */
+  idempotencyLeaseMs?: number;
   /** The process's open event streams, capped (`MAX_EVENT_STREAMS`); absent = no cap. */
   streams?: StreamSlots;
   logger: Logger;

@@ -183,6 +183,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       },
       ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
       runWaitMs: config.runWaitMs,
+      idempotencyLeaseMs: config.idempotencyLeaseMs,
       streams: createStreamSlots(config.maxEventStreams),
       logger,
     },

@@ -88,7 +88,7 @@ async function seedTenant(db: Db, name: string) {
     action: 'tenant.created',
     target: { type: 'tenant', id: tenantId },
   });
-  await claimIdempotencyKey(db, { tenantId, key: 'k', requestHash: 'h' });
+  await claimIdempotencyKey(db, { tenantId, key: 'k', requestHash: 'h', holder: newId(), leaseMs: 60_000 });
   return { tenantId, agentId: agent.id, runId: run.id };
 }
 

@@ -286,6 +286,16 @@ export const idempotencyKeys = pgTable(
     statusCode: integer('status_code'),
     responseBody: jsonb('response_body'),
     createdAt: createdAt(),
+    /** The request handling the key: only it may link, complete or release it (a fence). */
+    holder: uuid('holder'),
+    /**
+     * The holder's lease: a reservation with no answer past it belongs to a request that died, and
+     * a retry takes it over. Longer than a request may take (the API's `RUN_WAIT_MS` plus margin).
+     */
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    /** What the request created, written in the transaction that created it (`run`, `conversation`). */
+    resourceType: text('resource_type'),
+    resourceId: uuid('resource_id'),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] })],
 );

@@ -1,5 +1,26 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  agents,
+  answerWaitingRun,
+  claimIdempotencyKey,
+  createConversation,
+  linkIdempotencyKey,
+  runs,
+  withSystemScope,
+  withTenantScope,
+} from '@agentry/db';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, type Harness, rowCounts, seedConfig, startHarness } from '../test-support/harness.ts';
+import {
+  call,
+  createTenant,
+  type Harness,
+  readSse,
+  rowCounts,
+  seedConfig,
+  startHarness,
+  waitForRun,
+} from '../test-support/harness.ts';
 
 describe('Idempotency-Key on creating POSTs', () => {
   let h: Harness;
@@ -7,7 +28,7 @@ describe('Idempotency-Key on creating POSTs', () => {
   beforeAll(async () => {
     h = await startHarness('embedded', 'openai');
     key = await createTenant(h);
-  }, 60_000);
+  }, 120_000);
   afterAll(() => h?.close());
 
   const post = async (path: string, body: unknown, idempotencyKey: string) => {
@@ -46,6 +67,98 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect([retry.replayed, retry.json.id, retry.json.reply]).toEqual(['true', first.json.id, 'Hello once']);
     expect(await rowCounts(h)).toEqual(before);
     expect(h.llm.pending()).toBe(0);
+  });
+
+  it('a streamed message is not replayed, but its key still names its run: a retry gets that run, not a second one', async () => {
+    const agent = await post('/v1/agents', { config: seedConfig() }, 'agent-for-stream');
+    const conv = await post('/v1/conversations', { agent_id: agent.json.id }, 'conv-stream');
+    h.llm.enqueue({ type: 'reply', text: 'Streamed once' });
+    const stream = await fetch(`${h.platform.url}/v1/conversations/${conv.json.id}/messages`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'idempotency-key': 'msg-stream',
+      },
+      body: JSON.stringify({ content: 'hi' }),
+    });
+    const events = await readSse(stream);
+    const runId = stream.headers.get('location')?.split('/').at(-1);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'run-status', status: 'completed' });
+    const before = await rowCounts(h);
+    const retry = await post(`/v1/conversations/${conv.json.id}/messages`, { content: 'hi' }, 'msg-stream');
+    expect([retry.status, retry.replayed, retry.json.id, retry.json.reply]).toEqual([
+      200,
+      null,
+      runId,
+      'Streamed once',
+    ]);
+    const again = await post(`/v1/conversations/${conv.json.id}/messages`, { content: 'hi' }, 'msg-stream');
+    expect([again.status, again.replayed, again.json.id]).toEqual([200, 'true', runId]);
+    expect(await rowCounts(h)).toEqual(before);
+  });
+
+  it('a retry after the request died answers with the conversation it created (its lease ran out)', async () => {
+    const agent = await post('/v1/agents', { config: seedConfig() }, 'agent-for-takeover');
+    const db = h.platform.database.db;
+    const [{ tenantId }] = (await withSystemScope(db, 'test: the tenant of an agent', (tx) =>
+      tx.select({ tenantId: agents.tenantId }).from(agents).where(eq(agents.id, agent.json.id)),
+    )) as [{ tenantId: string }];
+    // The request that died: it reserved the key (its lease already over), created, and never answered.
+    const body = JSON.stringify({ agent_id: agent.json.id });
+    const requestHash = createHash('sha256').update('POST /v1/conversations\n').update(body).digest('hex');
+    const dead = { tenantId, key: 'conv-of-dead-request', holder: randomUUID() };
+    await claimIdempotencyKey(db, { ...dead, requestHash, leaseMs: 0 });
+    const created = await createConversation(
+      db,
+      { tenantId, agentId: agent.json.id, agentVersion: null, context: {} },
+      dead,
+    );
+    const before = await rowCounts(h);
+    const retry = await post('/v1/conversations', { agent_id: agent.json.id }, 'conv-of-dead-request');
+    expect([retry.status, retry.replayed, retry.json.id]).toEqual([201, null, created.id]);
+    expect(await rowCounts(h)).toEqual(before);
+  });
+
+  it('a retry after the request died between storing the answers and queueing the run: that run, queued', async () => {
+    const config = seedConfig();
+    config.tools.push({
+      name: 'browser_js_eval',
+      description: 'Run JavaScript in the user’s browser and return the result',
+      type: 'client',
+      parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+    });
+    config.action_books[0].tools.push('browser_js_eval');
+    const agent = await post('/v1/agents', { config }, 'agent-for-answers');
+    const conv = await post('/v1/conversations', { agent_id: agent.json.id }, 'conv-for-answers');
+    h.llm.enqueue(
+      { type: 'reply', toolCalls: [{ id: 'call_js', name: 'browser_js_eval', arguments: { code: '1+1' } }] },
+      { type: 'reply', text: 'It is 2.' },
+    );
+    const waiting = await post(`/v1/conversations/${conv.json.id}/messages`, { content: 'go' }, 'msg-for-answers');
+    expect(waiting.json.status).toBe('waiting');
+    const db = h.platform.database.db;
+    const run = (
+      await withSystemScope(db, 'test: a waiting run', (tx) =>
+        tx.select().from(runs).where(eq(runs.id, waiting.json.id)),
+      )
+    )[0]!;
+    const path = `/v1/runs/${run.id}/tool-results`;
+    const body = { results: [{ tool_call_id: 'call_js', output: 2 }] };
+    // The request that died: its answers and the key's link committed, the run never queued.
+    const requestHash = createHash('sha256').update(`POST ${path}\n`).update(JSON.stringify(body)).digest('hex');
+    const dead = { tenantId: run.tenantId, key: 'answers-of-dead-request', holder: randomUUID() };
+    await claimIdempotencyKey(db, { ...dead, requestHash, leaseMs: 0 });
+    await withTenantScope(db, run.tenantId, async (tx) => {
+      await answerWaitingRun(tx, run, [
+        { toolCallId: 'call_js', name: 'browser_js_eval', kind: 'client', output: 2, isError: false },
+      ]);
+      await linkIdempotencyKey(tx, dead, { type: 'run', id: run.id });
+    });
+    const retry = await post(path, body, 'answers-of-dead-request');
+    expect([retry.status, retry.replayed, retry.json.id]).toEqual([202, null, run.id]);
+    expect((await waitForRun(h, key, run.id)).reply).toBe('It is 2.');
   });
 
   it('does not keep refusals: a failed request can be retried with its key', async () => {

@@ -1,18 +1,48 @@
-import { createHash } from 'node:crypto';
-import { claimIdempotencyKey, completeIdempotencyKey, type Db, releaseIdempotencyKey } from '@agentry/db';
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  type Db,
+  type IdempotencyHold,
+  type IdempotentResource,
+  idempotencyKeyInUse,
+  releaseIdempotencyKey,
+} from '@agentry/db';
 import { AppError } from '@agentry/errors';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthVariables } from './auth.ts';
 
 const MAX_KEY_LENGTH = 255;
+
+/** How much longer than `RUN_WAIT_MS` a reservation is held by default: the rest of a request. */
+export const IDEMPOTENCY_LEASE_MARGIN_MS = 30_000;
+
+/** A request's hold on its key, for the route: link what it creates, or answer with what was. */
+export interface IdempotencyScope extends IdempotencyHold {
+  /** What a request with the same key and body created before it died, when this one took over. */
+  created?: IdempotentResource;
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by `idempotency()` for a POST with an `Idempotency-Key`. */
+    idempotency?: IdempotencyScope;
+  }
+}
 
 /**
  * Honours `Idempotency-Key` on POSTs: the first request with a key runs and its JSON answer is
  * kept for 24 h; a retry with the same key and the same request gets that answer again
  * (`Idempotent-Replayed: true`) instead of creating twice. The same key with another request is
- * refused (422), and one still being handled answers 409. Only 2xx JSON answers are kept.
+ * refused (422), and one still being handled answers 409 while its lease (`leaseMs`) runs. A
+ * reservation whose lease ran out without an answer belongs to a request that died: the next retry
+ * takes it over, and the route answers with what the dead request created (`createdBefore`) or
+ * runs again. Only 2xx JSON answers are kept.
+ *
+ * @example
+ * app.use('*', idempotency(db, { leaseMs: runWaitMs + IDEMPOTENCY_LEASE_MARGIN_MS }));
  */
-export function idempotency(db: Db): MiddlewareHandler<{ Variables: AuthVariables }> {
+export function idempotency(db: Db, options: { leaseMs: number }): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async (c, next) => {
     const key = c.req.header('idempotency-key');
     if (c.req.method !== 'POST' || key === undefined) return next();
@@ -24,10 +54,10 @@ export function idempotency(db: Db): MiddlewareHandler<{ Variables: AuthVariable
         status: 400,
       });
     }
-    const tenantId = c.var.tenant.id;
+    const hold: IdempotencyHold = { tenantId: c.var.tenant.id, key, holder: randomUUID() };
     const body = await c.req.text();
     const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n`).update(body).digest('hex');
-    const claim = await claimIdempotencyKey(db, { tenantId, key, requestHash });
+    const claim = await claimIdempotencyKey(db, { ...hold, requestHash, leaseMs: options.leaseMs });
     if (!claim.claimed) {
       const { record } = claim;
       if (record.requestHash !== requestHash) {
@@ -38,32 +68,49 @@ export function idempotency(db: Db): MiddlewareHandler<{ Variables: AuthVariable
           status: 422,
         });
       }
-      if (record.statusCode === null) {
-        throw new AppError({
-          code: 'idempotency_key_in_use',
-          message: 'A request with this Idempotency-Key is still being handled',
-          category: 'user',
-          status: 409,
-          retryable: true,
-          retryAfterMs: 1000,
-        });
-      }
+      if (record.statusCode === null) throw idempotencyKeyInUse();
       c.header('idempotent-replayed', 'true');
       return c.json(record.responseBody as object, record.statusCode as 200);
     }
+    c.set('idempotency', { ...hold, ...(claim.resource ? { created: claim.resource } : {}) });
     try {
       await next();
     } catch (error) {
-      await releaseIdempotencyKey(db, tenantId, key);
+      await releaseIdempotencyKey(db, hold);
       throw error;
     }
     const type = c.res.headers.get('content-type') ?? '';
     // Only successes are kept: a refused or failed request may be retried with the same key.
     if (c.res.status < 200 || c.res.status >= 300 || !/json/.test(type)) {
-      await releaseIdempotencyKey(db, tenantId, key);
+      await releaseIdempotencyKey(db, hold);
       return;
     }
     const answer = await c.res.clone().json();
-    await completeIdempotencyKey(db, tenantId, key, { statusCode: c.res.status, body: answer });
+    await completeIdempotencyKey(db, hold, { statusCode: c.res.status, body: answer });
   };
+}
+
+/**
+ * The route's hold on its key, for the transaction that creates what the request asks for
+ * (`linkIdempotencyKey`); undefined without an `Idempotency-Key`.
+ *
+ * @example
+ * await startRunForMessage(db, { tenantId, conversationId, traceId, idempotency: idempotencyHold(c) }, decide);
+ */
+export function idempotencyHold(c: Context): IdempotencyHold | undefined {
+  const scope = c.get('idempotency');
+  return scope && { tenantId: scope.tenantId, key: scope.key, holder: scope.holder };
+}
+
+/**
+ * The id of the `type` a request with the same key and body created before it died (this request
+ * took its reservation over): the route answers with it as it is now instead of creating again.
+ *
+ * @example
+ * const runId = createdBefore(c, 'run');
+ * if (runId) return answerWithRun(runId);
+ */
+export function createdBefore(c: Context, type: IdempotentResource['type']): string | undefined {
+  const created = c.get('idempotency')?.created;
+  return created?.type === type ? created.id : undefined;
 }

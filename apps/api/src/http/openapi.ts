@@ -298,7 +298,7 @@ const IDEMPOTENCY_KEY = {
   in: 'header',
   required: false,
   description:
-    'Replays the first successful answer to a retry with the same key and request for 24 h (`Idempotent-Replayed: true`); the same key with another request is refused (422 `idempotency_key_reused`).',
+    'Replays the first successful answer to a retry with the same key and request for 24 h (`Idempotent-Replayed: true`); the same key with another request is refused (422 `idempotency_key_reused`), one still being handled answers 409 `idempotency_key_in_use`; after `IDEMPOTENCY_LEASE_MS` without an answer the key is taken over: the retry answers with what the first request created (a message’s run, a conversation) or runs again.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 

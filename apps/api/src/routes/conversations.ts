@@ -28,6 +28,7 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, assertAgentAllowed, assertEndUserAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { assertDailyQuota } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
@@ -88,6 +89,10 @@ export function conversationRoutes(deps: ApiDeps) {
   app.post('/', async (c) => {
     const body = await readJson(c, NewConversation);
     const tenantId = c.var.tenant.id;
+    // A retry of a request that died after creating it: the conversation it created.
+    const earlier = createdBefore(c, 'conversation');
+    const existing = earlier ? await getConversation(deps.db, tenantId, earlier) : undefined;
+    if (existing) return c.json(conversationView(assertConversationAllowed(c.var.principal, existing, earlier!)), 201);
     // One tenant-scoped transaction: the agent with the version to use (one statement), the
     // checks, the insert; a failed check rolls back before anything is written.
     const conversation = await withTenantScope(deps.db, tenantId, async (db, commitAhead) => {
@@ -110,12 +115,16 @@ export function conversationRoutes(deps: ApiDeps) {
       const issues = contextIssues(compileAgent(config, hash).contextVariables, body.context ?? {});
       if (issues.length > 0)
         throw errors.validation('The conversation context does not match the agent', issues, 'invalid_context');
-      const created = createConversation(db, {
-        tenantId,
-        agentId: agent.id,
-        agentVersion: body.agent_version ?? null,
-        context: trustedContext(c.var.principal, body.context ?? {}),
-      });
+      const created = createConversation(
+        db,
+        {
+          tenantId,
+          agentId: agent.id,
+          agentVersion: body.agent_version ?? null,
+          context: trustedContext(c.var.principal, body.context ?? {}),
+        },
+        idempotencyHold(c),
+      );
       // The insert decides nothing more: its COMMIT goes along (one round trip instead of two).
       commitAhead();
       return created;
@@ -263,13 +272,25 @@ export function conversationRoutes(deps: ApiDeps) {
     // checked inside it, after the conversation, so an unknown one still answers 404 before a bad body.
     await c.req.arrayBuffer().catch(() => undefined);
     const stream = wantsStream(c.req.header('accept'));
+    // A retry of a request that died after storing its message: that message's run, not a second one.
+    const earlier = createdBefore(c, 'run');
+    const existing = earlier ? await getRun(deps.db, tenant.id, earlier) : undefined;
+    if (existing) {
+      await loadConversation(deps.db, principal, tenant.id, id);
+      return resumeRun(c, existing, stream);
+    }
     let release: (() => void) | undefined;
     try {
       // One transaction: the conversation with its agent's version, the lock and the active runs in
       // one round trip, the checks, then the writes.
       const { run, interrupted } = await startRunForMessage(
         deps.db,
-        { tenantId: tenant.id, conversationId: id, traceId: randomBytes(16).toString('hex') },
+        {
+          tenantId: tenant.id,
+          conversationId: id,
+          traceId: randomBytes(16).toString('hex'),
+          idempotency: idempotencyHold(c),
+        },
         async (found, tx) => {
           assertConversationAllowed(principal, found?.conversation, id);
           const body = await readJson(c, NewMessage);
@@ -317,6 +338,33 @@ export function conversationRoutes(deps: ApiDeps) {
       await deleteRun(deps.db, tenantId, run.id);
       throw error;
     }
+    return answerRun(c, run, release);
+  }
+
+  /**
+   * Answers a retry with the run its key's first request created before it died: queued again if
+   * it never left `queued` (that request may have died before queueing it; the scheduler keeps one
+   * place per run, so a run already parked or dispatched is not duplicated), then answered as the
+   * caller asks.
+   */
+  async function resumeRun(c: Context<{ Variables: AuthVariables }>, run: Run, stream: boolean): Promise<Response> {
+    if (run.status === 'queued') await deps.scheduler.submit(runJobData(run));
+    const release = stream ? acquireStream(deps.streams) : undefined;
+    try {
+      return await answerRun(c, run, release);
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+  }
+
+  /** Answers with a queued run: its events (`release`: the stream slot taken), 202 at once, or when it ends. */
+  async function answerRun(
+    c: Context<{ Variables: AuthVariables }>,
+    run: Run,
+    release: (() => void) | undefined,
+  ): Promise<Response> {
+    const tenantId = c.var.tenant.id;
     if (release) {
       c.header('location', `/v1/runs/${run.id}`);
       return streamRunEvents(c, deps.events, run, release);

@@ -9,9 +9,11 @@ import {
   getRun,
   type HumanAnswer,
   isId,
+  linkIdempotencyKey,
   listRunMessages,
   type Run,
   requestCancel,
+  withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import type { ToolCallPart } from '@agentry/llm';
@@ -22,6 +24,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { doc, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
@@ -156,6 +159,15 @@ export function runRoutes(deps: ApiDeps) {
   app.post('/:id/tool-results', async (c) => {
     const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
     const body = await readJson(c, ToolResults);
+    // A retry of a request that died after its answers were stored: the run they resumed, submitted
+    // again if it has not started since (the scheduler keeps one place per run, so not twice).
+    if (createdBefore(c, 'run') === run.id) {
+      if (run.status === 'queued') await deps.scheduler.submit(runJobData(run));
+      return c.json(
+        forPrincipal(c.var.principal, runView(run, await listRunMessages(deps.db, run.tenantId, run.id))),
+        202,
+      );
+    }
     if (run.status !== 'waiting')
       throw errors.conflict('run_not_waiting', `The run is ${run.status}, not waiting for answers`);
     const pending = await pendingCalls(deps, run);
@@ -190,8 +202,14 @@ export function runRoutes(deps: ApiDeps) {
         `Answer every waiting call: ${missing.map((m) => m.tool_call_id).join(', ')}`,
       );
     }
-    if (!(await answerWaitingRun(deps.db, run, answers)))
-      throw errors.conflict('run_not_waiting', 'The run is no longer waiting');
+    // The answers and the key's link to the run commit together: a retry after a crash sees them.
+    const hold = idempotencyHold(c);
+    const answered = await withTenantScope(deps.db, run.tenantId, async (tx) => {
+      if (!(await answerWaitingRun(tx, run, answers))) return false;
+      if (hold) await linkIdempotencyKey(tx, hold, { type: 'run', id: run.id });
+      return true;
+    });
+    if (!answered) throw errors.conflict('run_not_waiting', 'The run is no longer waiting');
     await deps.events.publish(run.id, { type: 'run-status', status: 'queued' });
     await deps.scheduler.submit(runJobData(run));
     const latest = (await getRun(deps.db, run.tenantId, run.id)) ?? run;

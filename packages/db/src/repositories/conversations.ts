@@ -8,6 +8,7 @@ import { agents, agentVersions, conversations, messages, runs } from '../schema.
 import { type CommitAhead, type Tx, withTenantScope } from '../tenant-scope.ts';
 import type { AgentVersion } from './agents.ts';
 import { type ConversationFilters, conversationFilterSql } from './conversation-filters.ts';
+import { type IdempotencyHold, linkIdempotencyKey } from './idempotency.ts';
 import { seqAfterLast } from './message-seq.ts';
 import { activeRuns } from './run-attempts.ts';
 
@@ -21,15 +22,21 @@ export type Conversation = typeof conversations.$inferSelect;
 export type StoredMessage = typeof messages.$inferSelect;
 export type Run = typeof runs.$inferSelect;
 
+/** `idempotency`: the request's hold on its `Idempotency-Key`, linked to the conversation in its transaction. */
 export async function createConversation(
   db: Db,
   input: { tenantId: string; agentId: string; agentVersion: number | null; context: Record<string, unknown> },
+  idempotency?: IdempotencyHold,
 ): Promise<Conversation> {
-  // One statement that decides nothing afterwards: its COMMIT goes along (one round trip).
-  const [row] = await withTenantScope(db, input.tenantId, (tx, commitAhead) => {
-    const inserted = conversationInsert(tx, { id: newId(), ...input });
+  // Statements that decide nothing afterwards: the COMMIT goes along (one round trip).
+  const [row] = await withTenantScope(db, input.tenantId, async (tx, commitAhead) => {
+    const id = newId();
+    const inserted = Promise.all([
+      conversationInsert(tx, { id, ...input }),
+      idempotency && linkIdempotencyKey(tx, idempotency, { type: 'conversation', id }),
+    ]);
     commitAhead();
-    return inserted;
+    return (await inserted)[0];
   });
   return row!;
 }
@@ -207,7 +214,7 @@ export interface RunPlan {
  */
 export async function startRunForMessage<P extends RunPlan>(
   db: Db,
-  input: { tenantId: string; conversationId: string; traceId: string },
+  input: { tenantId: string; conversationId: string; traceId: string; idempotency?: IdempotencyHold },
   decide: (found: { conversation: Conversation; version: AgentVersion | undefined } | undefined, tx: Tx) => Promise<P>,
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[]; plan: P }> {
   const { tenantId, conversationId } = input;
@@ -269,7 +276,13 @@ function runInsertValues(input: 'inputMessageId' | 'pendingInput') {
  */
 async function writeRun(
   tx: Tx,
-  input: RunPlan & { tenantId: string; conversationId: string; traceId: string; active: Run[] },
+  input: RunPlan & {
+    tenantId: string;
+    conversationId: string;
+    traceId: string;
+    active: Run[];
+    idempotency?: IdempotencyHold | undefined;
+  },
   commitAhead: CommitAhead,
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
   const { tenantId, conversationId, active } = input;
@@ -315,6 +328,8 @@ async function writeRun(
           )
           .execute()
       : undefined,
+    // The request's Idempotency-Key names the run in the same commit: a retry after a crash finds it.
+    input.idempotency && linkIdempotencyKey(tx, input.idempotency, { type: 'run', id: runId }),
   ]);
   commitAhead();
   const [stored, [run]] = await written;
