@@ -253,12 +253,13 @@ export function checkStreamsEnded(obs: Observations): InvariantResult {
       });
       continue;
     }
-    const finished = run?.finished_at ? Date.parse(run.finished_at) : undefined;
+    // Counted from the run's end or, when the API was down then, from the reconnection.
+    const finished = run?.finished_at ? Math.max(Date.parse(run.finished_at), stream.lastConnectedAt) : undefined;
     const late = finished !== undefined && stream.endedAt! - finished > obs.streamEndDeadlineMs;
     if (late)
       violations.push({
         id: stream.runId,
-        detail: `${stream.tag}: ended ${stream.endedAt! - finished!} ms after its run`,
+        detail: `${stream.tag}: ended ${stream.endedAt! - finished!} ms after its run (or its last reconnection)`,
         from,
         to: stream.endedAt!,
       });

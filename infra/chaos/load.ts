@@ -37,6 +37,10 @@ export interface StreamRecord {
   /** The stream delivered an event with `final: true`. */
   ended: boolean;
   endedAt?: number;
+  /** When the connection that delivered (or last tried to deliver) the end was opened. */
+  lastConnectedAt: number;
+  /** A resumed stream's run replayed from the start right after it ended, to compare against. */
+  replay?: StreamEvent[];
   problem?: string;
 }
 
@@ -160,6 +164,7 @@ async function follow(api: ApiClient, first: Response, message: SentMessage, run
     reconnects: 0,
     events: [],
     ended: false,
+    lastConnectedAt: Date.now(),
   };
   records.streams.push(record);
   const until = Date.now() + STREAM_DEADLINE_MS;
@@ -170,6 +175,8 @@ async function follow(api: ApiClient, first: Response, message: SentMessage, run
     if (part.end === 'final') {
       record.ended = true;
       record.endedAt = Date.now();
+      // At once: a later Redis restart would take the run's events with it.
+      if (record.resumed) record.replay = await replay(api, runId);
       return;
     }
     if (record.reconnects >= MAX_RECONNECTS || Date.now() > until) {
@@ -186,6 +193,7 @@ async function follow(api: ApiClient, first: Response, message: SentMessage, run
         retryForMs: Math.max(1000, until - Date.now()),
         attemptTimeoutMs: Math.max(1000, until - Date.now()),
       });
+      record.lastConnectedAt = Date.now();
       if (!res.response) {
         record.problem = `reconnect answered ${res.status} ${JSON.stringify(res.json)}`;
         return;
@@ -196,4 +204,18 @@ async function follow(api: ApiClient, first: Response, message: SentMessage, run
       await new Promise((r) => setTimeout(r, 300));
     }
   }
+}
+
+/** The run's events from the start, as a client that connects after the end gets them. */
+export async function replay(api: ApiClient, runId: string): Promise<StreamEvent[]> {
+  const res = await api
+    .request('GET', `/v1/runs/${runId}/events`, {
+      headers: { accept: 'text/event-stream' },
+      raw: true,
+      retryForMs: 10_000,
+      attemptTimeoutMs: 10_000,
+    })
+    .catch(() => undefined);
+  if (!res?.response) return [];
+  return (await readEvents(res.response)).events;
 }

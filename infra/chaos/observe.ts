@@ -10,9 +10,9 @@ import type { RecordingServer } from '@agentry/testkit';
 import type { ApiClient, HttpStats } from './http-client.ts';
 import { sleep } from './http-client.ts';
 import { FINAL_STATUSES, type Observations, runIdsOf } from './invariants.ts';
-import type { LoadRecords } from './load.ts';
+import { type LoadRecords, replay } from './load.ts';
 import type { ProcessExit } from './processes.ts';
-import { readEvents, type StreamEvent } from './sse.ts';
+import type { StreamEvent } from './sse.ts';
 
 const STREAM_END_DEADLINE_MS = 15_000;
 
@@ -71,18 +71,4 @@ async function readTranscripts(api: ApiClient, records: LoadRecords): Promise<Ob
     transcripts.set(c.id, conversation?.messages);
   }
   return transcripts;
-}
-
-/** The run's events from the start, as a client that connects after the end gets them. */
-async function replay(api: ApiClient, runId: string): Promise<StreamEvent[]> {
-  const res = await api
-    .request('GET', `/v1/runs/${runId}/events`, {
-      headers: { accept: 'text/event-stream' },
-      raw: true,
-      retryForMs: 10_000,
-      attemptTimeoutMs: 10_000,
-    })
-    .catch(() => undefined);
-  if (!res?.response) return [];
-  return (await readEvents(res.response)).events;
 }

@@ -23,7 +23,15 @@ export function describeResult(result: InvariantResult): string {
   }`;
 }
 
-export function formatReport(results: InvariantResult[], faults: FaultRecord[], startedAt: number): string {
+/**
+ * The summary: the invariants, then per fault the messages sent during it (so a clean row with no
+ * traffic reads as untested, not as passed) and the violations overlapping it.
+ */
+export function formatReport(
+  results: InvariantResult[],
+  faults: FaultRecord[],
+  load: { startedAt: number; sentAt: number[] },
+): string {
   const lines = ['', 'Chaos suite: invariants', pad(['invariant', 'checked', 'violations', 'result'], [46, 9, 11, 6])];
   for (const r of results)
     lines.push(
@@ -33,25 +41,30 @@ export function formatReport(results: InvariantResult[], faults: FaultRecord[], 
       ),
     );
   const short = results.map((_, i) => `I${i + 1}`);
-  lines.push('', 'Chaos suite: violations overlapping each fault (I1… = the invariants above, in order)');
-  lines.push(pad(['fault', 'at s', 'took s', ...short, 'injection'], [32, 6, 7, ...short.map(() => 4), 20]));
+  const widths = [32, 6, 7, 6, ...short.map(() => 4), 20];
+  lines.push('', 'Chaos suite: per fault, messages sent and violations overlapping it (I1… = the invariants above)');
+  lines.push(pad(['fault', 'at s', 'took s', 'msgs', ...short, 'injection'], widths));
+  const firstFault = faults[0]?.startedAt ?? Date.now();
   const steady: FaultRecord = {
     name: 'load before the first fault',
-    startedAt: startedAt,
-    endedAt: (faults[0]?.startedAt ?? Date.now()) - AFTER_EFFECT_MS - 1,
+    startedAt: load.startedAt,
+    endedAt: firstFault - AFTER_EFFECT_MS - 1,
   };
   for (const fault of [steady, ...faults]) {
+    const until = fault === steady ? firstFault : fault.endedAt;
     const counts = results.map((r) => String(r.violations.filter((v) => overlaps(v, fault)).length));
+    const sent = load.sentAt.filter((t) => t >= fault.startedAt && t <= until + AFTER_EFFECT_MS).length;
     lines.push(
       pad(
         [
           fault.name,
-          ((fault.startedAt - startedAt) / 1000).toFixed(0),
-          ((fault.endedAt - fault.startedAt) / 1000).toFixed(1),
+          ((fault.startedAt - load.startedAt) / 1000).toFixed(0),
+          ((until - fault.startedAt) / 1000).toFixed(1),
+          String(sent),
           ...counts,
           fault.error ?? 'ok',
         ],
-        [32, 6, 7, ...short.map(() => 4), 20],
+        widths,
       ),
     );
   }

@@ -49,8 +49,8 @@ export interface ChaosOptions {
   log?: (line: string) => void;
 }
 
-/** CI: every fault once with 5-s outages, 2 s apart, 4 clients (about 2.5 minutes in all). */
-export const SHORT_FORM: ChaosOptions = { loadSeconds: 60, outageMs: 5000, gapMs: 2000, clients: 4, drainMs: 45_000 };
+/** CI: every fault once with 5-s outages, 2 s apart, 6 clients (about 2.5 minutes in all). */
+export const SHORT_FORM: ChaosOptions = { loadSeconds: 60, outageMs: 5000, gapMs: 2000, clients: 6, drainMs: 45_000 };
 
 /** `pnpm test:chaos`: the faults cycle for `seconds` with 10-s outages, 20 s apart, 6 clients. */
 export function longForm(seconds: number): ChaosOptions {
@@ -143,7 +143,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     log(`chaos: load done, ${records.conversations.length} conversations; draining`);
     const observations = await observe({ api, records, tools, http, exits: sup.exits, drainMs: options.drainMs });
     const results = checkInvariants(observations);
-    const report = `${formatReport(results, faults, loadStartedAt)}\n${errorLog.format()}\nprocess logs: ${logFile}`;
+    const report = `${formatReport(results, faults, {
+      startedAt: loadStartedAt,
+      sentAt: records.conversations.flatMap((c) => c.messages.map((m) => m.sentAt)),
+    })}\n${errorLog.format()}\nprocess logs: ${logFile}`;
     return { results, faults, report, logFile };
   } finally {
     for (const fn of cleanup.reverse()) await fn().catch((error: unknown) => log(`chaos: cleanup: ${String(error)}`));
