@@ -22,6 +22,8 @@ export interface PrivateRedisHandle {
   readonly port: number;
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** SIGKILL now, synchronously (for an exit handler). */
+  killNow(): void;
 }
 
 export function redisHandle(port: number, first: ChildProcess): PrivateRedisHandle {
@@ -34,6 +36,9 @@ export function redisHandle(port: number, first: ChildProcess): PrivateRedisHand
     },
     async start() {
       child ??= await startPrivateRedis(port);
+    },
+    killNow() {
+      child?.kill('SIGKILL');
     },
   };
 }

@@ -13,6 +13,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot, scriptEntry } from '../local-topology.ts';
+import { commandExists } from './commands.ts';
 
 export type Role = 'api' | 'worker';
 
@@ -73,7 +74,8 @@ export function createSupervisor(options: {
 
   const launch = (name: string, role: Role, env: Record<string, string>): Managed => {
     const entry = join(repoRoot, scriptEntry(role === 'api' ? 'start:api' : 'start:worker'));
-    const child = spawn(process.execPath, [entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [file, args] = withParentDeathSignal([process.execPath, entry]);
+    const child = spawn(file, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const log = managed.get(name)?.log ?? [];
     const m: Managed = { name, role, env, child, log, exited: Promise.resolve(), started: false };
     m.exited = new Promise((done) =>
@@ -153,6 +155,16 @@ export function createSupervisor(options: {
       process.removeListener('exit', killAll);
     },
   };
+}
+
+const setpriv = commandExists('setpriv');
+
+/**
+ * Linux `setpriv --pdeathsig KILL` (it execs, so the pid stays the program's): the kernel kills
+ * the child when the suite dies, even of a SIGKILL that runs no exit handler.
+ */
+function withParentDeathSignal(argv: string[]): [string, string[]] {
+  return setpriv ? ['setpriv', ['--pdeathsig', 'KILL', '--', ...argv]] : [argv[0]!, argv.slice(1)];
 }
 
 function alive(child: ChildProcess): boolean {

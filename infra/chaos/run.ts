@@ -23,6 +23,8 @@ if (!Number.isFinite(seconds) || seconds < 10) {
   console.error('CHAOS_SECONDS: use a number of seconds ≥ 10');
   process.exit(2);
 }
+// Ctrl-C or a kill: exit, so the exit handlers stop the private servers and the processes.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const words = setting('CHAOS_FAULTS')?.split(',').filter(Boolean);
 const faults = words ? FAULTS.filter((f) => words.some((w) => f.name.includes(w))) : FAULTS;
 const options = setting('CHAOS_FORM') === 'short' ? SHORT_FORM : longForm(seconds);

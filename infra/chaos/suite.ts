@@ -11,7 +11,7 @@
  * }
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -90,6 +90,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const redisPort = await freePort();
     const redis = redisHandle(redisPort, await startPrivateRedis(redisPort));
     cleanup.push(() => redis.kill());
+    // If the suite dies before `finally` (an uncaught error, Ctrl-C in run.ts), the servers go too:
+    // pg_ctl runs synchronously inside stop(), which is all an exit handler can wait for.
+    const emergency = () => {
+      redis.killNow();
+      void pg.stop('immediate').catch(() => {});
+      rmSync(pg.dataDir, { recursive: true, force: true });
+    };
+    process.once('exit', emergency);
+    cleanup.push(async () => process.removeListener('exit', emergency));
     const llm = await startFakeLlm({ responder: chaosModel({ delayMs: 400, chunkDelayMs: 60 }) });
     cleanup.push(() => llm.close());
     const tools = await startRecordingServer();
