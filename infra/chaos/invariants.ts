@@ -229,7 +229,8 @@ function compareToReplay(stream: StreamRecord, replay: StreamEvent[] | undefined
   if (twice.length) return `duplicate ids ${twice.slice(0, 3).join(',')}`;
   if (!replay) return 'no replay';
   const full = replay.filter((e) => e.id !== undefined).map((e) => e.id!);
-  if (full.length === 0) return `replay has no event ids (events gone from the bus); the stream saw ${seen.length}`;
+  if (full.length === 0)
+    return `replay has no event ids (${replay.length} events, first ${JSON.stringify(replay[0] ?? null).slice(0, 120)}); the stream saw ${seen.length}`;
   const missing = full.filter((id) => !seen.includes(id));
   const extra = seen.filter((id) => !full.includes(id));
   if (missing.length || extra.length)

@@ -46,7 +46,7 @@ export async function observe(input: {
   transcripts = await readTranscripts(api, records);
   const replays = new Map<string, StreamEvent[]>();
   for (const stream of records.streams.filter((s) => s.resumed))
-    replays.set(stream.runId, await replay(api, stream.runId));
+    replays.set(stream.runId, stream.replay ?? (await replay(api, stream.runId)));
   return {
     records,
     runs: runs as Observations['runs'],

@@ -55,7 +55,8 @@ export interface Supervisor {
   stopAll(): Promise<void>;
 }
 
-const READY_MS = 60_000;
+/** Generous: on a busy 2-core machine a process takes 20-60 s to load its modules. */
+const READY_MS = 180_000;
 const KEEP_LINES = 300;
 
 export function createSupervisor(options: {

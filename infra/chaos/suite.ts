@@ -121,19 +121,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       redisUrl: `redis://127.0.0.1:${redisPort}`,
       llmUrl: llm.openaiBaseUrl,
     });
-    // All at once: the migrators take turns under an advisory lock.
-    await Promise.all([
-      sup.start('api', 'api', { ...env, PORT: String(apiPort) }),
-      sup.start('worker-1', 'worker', env),
-      sup.start('worker-2', 'worker', env),
-    ]);
+    // The API first (it migrates), then the workers together.
+    await sup.start('api', 'api', { ...env, PORT: String(apiPort) });
+    await Promise.all([sup.start('worker-1', 'worker', env), sup.start('worker-2', 'worker', env)]);
     log(`chaos: platform up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (logs: ${logFile})`);
 
     const baseUrl = `http://127.0.0.1:${apiPort}`;
     const http = newHttpStats();
     const { key, agentId } = await setUpTenant(baseUrl, tools.url);
     const api = createApiClient({ baseUrl, key, stats: http });
-    const loadOptions = { api, agentId, clients: options.clients, untilMs: Date.now() + options.loadSeconds * 1000 };
+    const loadUntil = Date.now() + options.loadSeconds * 1000;
+    // The load runs until the faults are over (each is injected at least once), however long they take.
+    const loadOptions = { api, agentId, clients: options.clients, untilMs: Number.MAX_SAFE_INTEGER };
     const loadStartedAt = Date.now();
     const load = startLoad(loadOptions);
     await sleep(WARM_UP_MS);
@@ -142,12 +141,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       { sup, pg, redis, outageMs: options.outageMs },
       {
         gapMs: options.gapMs,
-        untilMs: loadOptions.untilMs - COOL_DOWN_MS,
+        untilMs: loadUntil - COOL_DOWN_MS,
         onFault: (f) => log(`chaos: ${f.name} in ${((f.endedAt - f.startedAt) / 1000).toFixed(1)} s ${f.error ?? ''}`),
       },
     );
     // Load goes on a little after the last fault, so its after-effects meet traffic.
-    loadOptions.untilMs = Math.max(loadOptions.untilMs, Date.now() + COOL_DOWN_MS);
+    loadOptions.untilMs = Math.max(loadUntil, Date.now() + COOL_DOWN_MS);
     const records = await load.done;
     log(`chaos: load done, ${records.conversations.length} conversations; draining`);
     const observations = await observe({ api, records, tools, http, exits: sup.exits, drainMs: options.drainMs });
