@@ -63,8 +63,12 @@ const PLANS: SendMode[][] = [
   ['async', 'stream'],
 ];
 const MAX_RECONNECTS = 30;
-/** How long a client follows one stream at most (runs are seconds long; outages are 10 s). */
+/**
+ * A client gives up on a stream after this long without a connection (a restarting API on a busy
+ * machine takes up to a minute) or after STREAM_CAP_MS in all.
+ */
 const STREAM_DEADLINE_MS = 90_000;
+const STREAM_CAP_MS = 300_000;
 
 export function startLoad(options: {
   api: ApiClient;
@@ -167,7 +171,8 @@ async function follow(api: ApiClient, first: Response, message: SentMessage, run
     lastConnectedAt: Date.now(),
   };
   records.streams.push(record);
-  const until = Date.now() + STREAM_DEADLINE_MS;
+  const cap = Date.now() + STREAM_CAP_MS;
+  let until = Date.now() + STREAM_DEADLINE_MS;
   // `resume` goes away after a couple of events, as a closed laptop lid does.
   let part = await readEvents(first, message.mode === 'resume' ? { stopAfter: 2 } : {});
   for (;;) {
@@ -179,7 +184,7 @@ async function follow(api: ApiClient, first: Response, message: SentMessage, run
       if (record.resumed) record.replay = await replay(api, runId);
       return;
     }
-    if (record.reconnects >= MAX_RECONNECTS || Date.now() > until) {
+    if (record.reconnects >= MAX_RECONNECTS || Date.now() > Math.min(until, cap)) {
       record.problem = `no final event after ${record.reconnects} reconnects (last end: ${part.end} ${part.error ?? ''})`;
       return;
     }
@@ -194,6 +199,7 @@ async function follow(api: ApiClient, first: Response, message: SentMessage, run
         attemptTimeoutMs: Math.max(1000, until - Date.now()),
       });
       record.lastConnectedAt = Date.now();
+      until = Date.now() + STREAM_DEADLINE_MS;
       if (!res.response) {
         record.problem = `reconnect answered ${res.status} ${JSON.stringify(res.json)}`;
         return;

@@ -27,7 +27,7 @@ import { commandExists } from './commands.ts';
 import { createErrorLog } from './error-log.ts';
 import { FAULTS, type Fault, type FaultRecord, injectFaults, redisHandle } from './faults.ts';
 import { createApiClient, newHttpStats, sleep } from './http-client.ts';
-import { checkInvariants, type InvariantResult } from './invariants.ts';
+import { busLosses, checkInvariants, type InvariantResult } from './invariants.ts';
 import { startLoad } from './load.ts';
 import { observe } from './observe.ts';
 import { createSupervisor } from './processes.ts';
@@ -151,10 +151,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     log(`chaos: load done, ${records.conversations.length} conversations; draining`);
     const observations = await observe({ api, records, tools, http, exits: sup.exits, drainMs: options.drainMs });
     const results = checkInvariants(observations);
+    const losses = busLosses(observations);
+    const lossNote = `Runs whose events the bus lost (Redis restarts; not an invariant): ${losses.length}${losses
+      .slice(0, 5)
+      .map((l) => `\n  ${l}`)
+      .join('')}`;
     const report = `${formatReport(results, faults, {
       startedAt: loadStartedAt,
       sentAt: records.conversations.flatMap((c) => c.messages.map((m) => m.sentAt)),
-    })}\n${errorLog.format()}\nprocess logs: ${logFile}`;
+    })}\n${lossNote}\n${errorLog.format()}\nprocess logs: ${logFile}`;
     return { results, faults, report, logFile };
   } finally {
     for (const fn of cleanup.reverse()) await fn().catch((error: unknown) => log(`chaos: cleanup: ${String(error)}`));
