@@ -81,7 +81,7 @@ export function createApiClient(options: { baseUrl: string; key: string; stats: 
           continue;
         }
         last = res.status;
-        count(stats, res, method, path);
+        const evidence = count(stats, res, method, path);
         const wait = retryWait(res);
         if (wait !== undefined && Date.now() + wait < until) {
           await res.body?.cancel().catch(() => {});
@@ -92,8 +92,7 @@ export function createApiClient(options: { baseUrl: string; key: string; stats: 
         if (request.raw && res.ok) return { status: res.status, headers: res.headers, json: undefined, response: res };
         const text = await res.text().catch(() => '');
         const json = parseJson(text);
-        if (res.status >= 500 && stats.bad.length < 50 && isBad(res))
-          stats.bad[stats.bad.length - 1]!.body = text.slice(0, 300);
+        if (evidence) evidence.body = text.slice(0, 300);
         return { status: res.status, headers: res.headers, json };
       }
       throw new GaveUpError(`${method} ${path}: retries exhausted`, last);
@@ -124,11 +123,15 @@ function isBad(res: Response): boolean {
   return res.status >= 500;
 }
 
-function count(stats: HttpStats, res: Response, method: string, path: string): void {
+/** Counts the answer; a bad one is also kept (the first 50) and returned, for its body to be added. */
+function count(stats: HttpStats, res: Response, method: string, path: string): HttpStats['bad'][number] | undefined {
   stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
-  if (!isBad(res)) return;
+  if (!isBad(res)) return undefined;
   stats.badCount++;
-  if (stats.bad.length < 50) stats.bad.push({ status: res.status, method, path, body: '', at: Date.now() });
+  if (stats.bad.length >= 50) return undefined;
+  const entry = { status: res.status, method, path, body: '', at: Date.now() };
+  stats.bad.push(entry);
+  return entry;
 }
 
 function parseJson(text: string): unknown {
