@@ -49,7 +49,10 @@ export interface ChaosOptions {
   log?: (line: string) => void;
 }
 
-/** CI: every fault once with 5-s outages, 2 s apart, 6 clients (about 2.5 minutes in all). */
+/**
+ * CI: every fault once with 5-s outages, 2 s apart, 6 clients. Sized for about 3 minutes on an idle
+ * 2-core machine; on one at load average 14-26 a run took 5-16 minutes (process starts of 20-90 s).
+ */
 export const SHORT_FORM: ChaosOptions = { loadSeconds: 60, outageMs: 5000, gapMs: 2000, clients: 6, drainMs: 45_000 };
 
 /** `pnpm test:chaos`: the faults cycle for `seconds` with 10-s outages, 20 s apart, 6 clients. */
