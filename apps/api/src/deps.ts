@@ -7,6 +7,7 @@ import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyCache } from './http/api-key-cache.ts';
+import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
@@ -38,5 +39,7 @@ export interface ApiDeps {
   runWaitMs: number;
   /** The process's open event streams, capped (`MAX_EVENT_STREAMS`); absent = no cap. */
   streams?: StreamSlots;
+  /** Wakes event streams that wait on the database because their bus failed; absent = they just end. */
+  runFinishes?: RunFinishWatch;
   logger: Logger;
 }

@@ -39,6 +39,7 @@ import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
+import { startRunFinishWatch } from './http/run-finish-watch.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
 
 export interface RunningPlatform {
@@ -89,6 +90,13 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const redisEvents = bullOptions ? createRedisBus(bullOptions) : undefined;
   const events: RunEventBus = redisEvents ?? createMemoryBus();
   const untrackEvents = redisEvents ? trackRunEvents(metrics, redisEvents) : () => {};
+  // Streams whose bus fails wait on the database for their run's end: one LISTEN per process.
+  const runFinishes = await startRunFinishWatch(database, {
+    onError: (error) => logger.warn({ err: error }, 'event streams waiting on the database: read failed'),
+  }).catch((error: unknown) => {
+    logger.warn({ err: error }, 'run finish notifications unavailable: streams end when their bus fails');
+    return undefined;
+  });
   const secretKeys = config.secretKeys ?? (config.mode === 'embedded' ? embeddedSecretKeys(config.dataDir) : undefined);
   const secretBox = secretKeys ? createSecretBox(secretKeys) : undefined;
   const egress = createEgressPolicy({ allowlist: config.egressAllowlist });
@@ -171,6 +179,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
       runWaitMs: config.runWaitMs,
       streams: createStreamSlots(config.maxEventStreams),
+      ...(runFinishes ? { runFinishes } : {}),
       logger,
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
@@ -201,6 +210,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       limiterRedis?.disconnect();
       await queue.close();
       await events.close();
+      await runFinishes?.close();
       await keyCache?.stop();
       await database.close();
       untrackQueue();

@@ -1,4 +1,5 @@
 export { AUTH_CHANGES_CHANNEL, type AuthChangeHandlers, listenForAuthChanges } from './auth-changes.ts';
+export { finishedRuns, listenForFinishedRuns, RUN_FINISHED_CHANNEL } from './finished-runs.ts';
 export {
   type Database,
   type DatabaseOptions,

@@ -318,7 +318,7 @@ export function conversationRoutes(deps: ApiDeps) {
     }
     if (release) {
       c.header('location', `/v1/runs/${run.id}`);
-      return streamRunEvents(c, deps.events, run, release);
+      return streamRunEvents(c, deps.events, run, release, deps);
     }
     if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
       c.header('location', `/v1/runs/${run.id}`);

@@ -203,7 +203,7 @@ export function runRoutes(deps: ApiDeps) {
     const release = acquireStream(deps.streams);
     try {
       const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
-      return streamRunEvents(c, deps.events, run, release);
+      return streamRunEvents(c, deps.events, run, release, deps);
     } catch (error) {
       release();
       throw error;
