@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, type Harness, type SseEvent, seedConfig, startHarness } from './test-support/harness.ts';
 
 const ready = availableServices().postgres && availableServices().redis;
-if (!ready) console.warn('[stream-fallback] NOTICE: Postgres or Redis unavailable: bus-failure stream tests are SKIPPED.');
+if (!ready)
+  console.warn('[stream-fallback] NOTICE: Postgres or Redis unavailable: bus-failure stream tests are SKIPPED.');
 
 function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null
@@ -46,7 +47,11 @@ async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
 /** The end a stream must have when its bus failed: the run from the database, then its final status, neither with an id. */
 function expectOutcomeFromDatabase(events: SseEvent[], runId: string) {
   const [run, status] = events.slice(-2);
-  expect(run).toMatchObject({ id: undefined, event: 'run', data: { id: runId, status: 'completed', reply: 'Booked.' } });
+  expect(run).toMatchObject({
+    id: undefined,
+    event: 'run',
+    data: { id: runId, status: 'completed', reply: 'Booked.' },
+  });
   expect(status).toEqual({
     id: undefined,
     event: 'run-status',
@@ -91,7 +96,11 @@ describe.runIf(ready)('event streams when Redis goes away (a private redis-serve
       runs.push(((await res.json()) as { id: string }).id);
       await h.endpoint.waitForRequests(i + 1, 10_000);
     }
-    h.llm.enqueue({ type: 'reply', text: 'Booked.' }, { type: 'reply', text: 'Booked.' }, { type: 'reply', text: 'Booked.' });
+    h.llm.enqueue(
+      { type: 'reply', text: 'Booked.' },
+      { type: 'reply', text: 'Booked.' },
+      { type: 'reply', text: 'Booked.' },
+    );
     // Two streams on the first run, one on each of the others; each has its first bus events.
     const open = [runs[0]!, runs[0]!, runs[1]!, runs[2]!].map((run) => ({ run, ...openStream(h, key, run) }));
     await until(() => open.every((s) => s.events.some((e) => e.id !== undefined)));

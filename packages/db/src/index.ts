@@ -1,5 +1,4 @@
 export { AUTH_CHANGES_CHANNEL, type AuthChangeHandlers, listenForAuthChanges } from './auth-changes.ts';
-export { finishedRuns, listenForFinishedRuns, RUN_FINISHED_CHANNEL } from './finished-runs.ts';
 export {
   type Database,
   type DatabaseOptions,
@@ -8,6 +7,7 @@ export {
   migrationsFolder,
   openDatabase,
 } from './database.ts';
+export { finishedRuns, listenForFinishedRuns, RUN_FINISHED_CHANNEL } from './finished-runs.ts';
 export { isId, newId } from './ids.ts';
 export * from './repositories/agents.ts';
 export * from './repositories/audit.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { availableServices, freePort, startPrivateRedis, stopPrivateRedis } from '@agentry/testkit';
 import { describe, expect, it } from 'vitest';
 import { createRedisBus } from './redis-bus.ts';
-import { type RunEventRecord, RunEventBusUnavailableError } from './types.ts';
+import { RunEventBusUnavailableError, type RunEventRecord } from './types.ts';
 
 const ready = availableServices().redis;
 if (!ready) console.warn('[bus-unavailable] NOTICE: redis-server unavailable: lost-connection tests are SKIPPED.');

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { createInterruptible, STOPPED } from './interruptible.ts';
 import { backoffMs, decodeEntry, type Inbox, isReplyError, type SharedReader } from './shared-reader.ts';
 import { canonicalStreamId, compareStreamIds } from './stream-ids.ts';
-import { type RunEventRecord, RunEventBusUnavailableError, type SubscribeOptions } from './types.ts';
+import { RunEventBusUnavailableError, type RunEventRecord, type SubscribeOptions } from './types.ts';
 
 export interface FollowContext {
   /** Non-blocking commands (XRANGE). */

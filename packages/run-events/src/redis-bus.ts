@@ -6,8 +6,8 @@ import {
   defaultLimits,
   type RunEventBus,
   type RunEventBusLimits,
-  type RunEventRecord,
   RunEventBusUnavailableError,
+  type RunEventRecord,
   type SubscribeOptions,
 } from './types.ts';
 

@@ -83,8 +83,8 @@ export function createRunFinishWatch(options: RunFinishWatchOptions): RunFinishW
     wait(runId, signal) {
       if (signal.aborted) return Promise.resolve(undefined);
       return new Promise<Run | undefined>((resolve) => {
-        let set = waiters.get(runId);
-        if (!set) waiters.set(runId, (set = new Set()));
+        const set = waiters.get(runId) ?? new Set<Waiter>();
+        waiters.set(runId, set);
         const done = (run: Run | undefined) => {
           signal.removeEventListener('abort', onAbort);
           const current = waiters.get(runId);
