@@ -221,6 +221,7 @@ async function startRun(
       traceId: randomBytes(16).toString('hex'),
       message: { role: 'user', content: [{ type: 'text', text: input }] },
       policy: compiled.busyPolicy,
+      maxQueuedRuns: compiled.limits.maxQueuedRuns,
     });
     await deps.queue.enqueue(run.id, runJobData(run));
     return { run, conversationId: conversation.id };
@@ -466,6 +467,7 @@ export function chatCompletionRoutes(deps: ApiDeps) {
         'invalid_context',
         'missing_secret',
         'quota_exceeded',
+        'conversation_queue_full',
         'model_not_configured',
         'queue_unavailable',
         'run_failed',

@@ -245,6 +245,7 @@ export function conversationRoutes(deps: ApiDeps) {
         'conversation_not_found',
         'agent_not_published',
         'conversation_busy',
+        'conversation_queue_full',
         'missing_secret',
         'quota_exceeded',
         'model_not_configured',
@@ -289,6 +290,7 @@ export function conversationRoutes(deps: ApiDeps) {
             agentId: version.agentId,
             agentVersion: version.version,
             policy: compiled.busyPolicy,
+            maxQueuedRuns: compiled.limits.maxQueuedRuns,
             message: { role: 'user', content: [{ type: 'text', text: body.content }] },
           };
         },
