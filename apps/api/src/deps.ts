@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { ApiKeyCache } from './http/api-key-cache.ts';
 import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
+import type { VisitorStreams } from './http/visitor-streams.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
 export interface ApiDeps {
@@ -39,6 +40,8 @@ export interface ApiDeps {
   runWaitMs: number;
   /** The process's open event streams, capped (`MAX_EVENT_STREAMS`); absent = no cap. */
   streams?: StreamSlots;
+  /** Each visitor's open event streams, capped (`MAX_EVENT_STREAMS_PER_VISITOR`); absent = no cap. */
+  visitorStreams?: VisitorStreams;
   /** Wakes event streams that wait on the database because their bus failed; absent = they just end. */
   runFinishes?: RunFinishWatch;
   logger: Logger;

@@ -41,6 +41,7 @@ import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
 import { startRunFinishWatch } from './http/run-finish-watch.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
+import { createMemoryVisitorStreams, createRedisVisitorStreams } from './http/visitor-streams.ts';
 
 export interface RunningPlatform {
   url: string;
@@ -105,6 +106,13 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, enableAutoPipelining: true })
     : undefined;
   limiterRedis?.on('error', () => {});
+  const visitorStreams = limiterRedis
+    ? createRedisVisitorStreams({
+        redis: limiterRedis,
+        prefix: config.queuePrefix,
+        max: config.maxEventStreamsPerVisitor,
+      })
+    : createMemoryVisitorStreams(config.maxEventStreamsPerVisitor);
   const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
   const untrackQueue = metrics.trackQueue(queue);
 
@@ -179,6 +187,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       ...(config.platformAdminToken ? { platformAdminToken: config.platformAdminToken } : {}),
       runWaitMs: config.runWaitMs,
       streams: createStreamSlots(config.maxEventStreams),
+      visitorStreams,
       ...(runFinishes ? { runFinishes } : {}),
       logger,
     },
@@ -207,6 +216,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       processor?.close();
       await slots?.close();
       await control.close();
+      visitorStreams.close();
       limiterRedis?.disconnect();
       await queue.close();
       await events.close();

@@ -32,7 +32,7 @@ import { assertDailyQuota } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
-import { acquireStream } from '../http/stream-slots.ts';
+import { acquireEventStream } from '../http/stream-slots.ts';
 import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
 import { readConversationFilters } from './conversation-filters.ts';
 
@@ -252,6 +252,7 @@ export function conversationRoutes(deps: ApiDeps) {
         'queue_unavailable',
         'secrets_not_configured',
         'too_many_streams',
+        'too_many_streams_for_visitor',
       ],
     }),
   );
@@ -285,7 +286,7 @@ export function conversationRoutes(deps: ApiDeps) {
           const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
           resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
           // A stream is taken before anything is written: at the cap the answer is 503 and no run exists.
-          release = stream ? acquireStream(deps.streams) : undefined;
+          release = stream ? await acquireEventStream(c, deps) : undefined;
           return {
             agentId: version.agentId,
             agentVersion: version.version,
