@@ -50,6 +50,8 @@ export interface ApiConfig {
   idempotencyLeaseMs: number;
   /** Event streams (SSE) one API process keeps open at most; past it `503 too_many_streams`. */
   maxEventStreams: number;
+  /** Event streams one visitor (end user, or publishable key + IP) keeps open across processes; past it `429 too_many_streams_for_visitor`. */
+  maxEventStreamsPerVisitor: number;
   workerConcurrency: number;
   /** API requests per minute per tenant (default for tenants without their own) and per key. */
   rateLimitPerMinute: number;
@@ -114,6 +116,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     runWaitMs,
     idempotencyLeaseMs: envInt(env, 'IDEMPOTENCY_LEASE_MS', runWaitMs + 30_000, [1000, 3_600_000]),
     maxEventStreams: envInt(env, 'MAX_EVENT_STREAMS', 10_000, [1, 1_000_000]),
+    maxEventStreamsPerVisitor: envInt(env, 'MAX_EVENT_STREAMS_PER_VISITOR', 5, [1, 10_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),
     tenantConcurrency: envInt(env, 'TENANT_CONCURRENCY', 4, [1, 10_000]),
     rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 1200, [1, 10_000_000]),

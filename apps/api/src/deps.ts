@@ -7,7 +7,9 @@ import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyCache } from './http/api-key-cache.ts';
+import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
+import type { VisitorStreams } from './http/visitor-streams.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
 export interface ApiDeps {
@@ -46,5 +48,9 @@ export interface ApiDeps {
   idempotencyLeaseMs?: number;
   /** The process's open event streams, capped (`MAX_EVENT_STREAMS`); absent = no cap. */
   streams?: StreamSlots;
+  /** Each visitor's open event streams, capped (`MAX_EVENT_STREAMS_PER_VISITOR`); absent = no cap. */
+  visitorStreams?: VisitorStreams;
+  /** Wakes event streams that wait on the database because their bus failed; absent = they just end. */
+  runFinishes?: RunFinishWatch;
   logger: Logger;
 }

@@ -40,7 +40,9 @@ import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
+import { startRunFinishWatch } from './http/run-finish-watch.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
+import { createMemoryVisitorStreams, createRedisVisitorStreams } from './http/visitor-streams.ts';
 
 export interface RunningPlatform {
   url: string;
@@ -91,6 +93,13 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const redisEvents = bullOptions ? createRedisBus(bullOptions) : undefined;
   const events: RunEventBus = redisEvents ?? createMemoryBus();
   const untrackEvents = redisEvents ? trackRunEvents(metrics, redisEvents) : () => {};
+  // Streams whose bus fails wait on the database for their run's end: one LISTEN per process.
+  const runFinishes = await startRunFinishWatch(database, {
+    onError: (error) => logger.warn({ err: error }, 'event streams waiting on the database: read failed'),
+  }).catch((error: unknown) => {
+    logger.warn({ err: error }, 'run finish notifications unavailable: streams end when their bus fails');
+    return undefined;
+  });
   const secretKeys = config.secretKeys ?? (config.mode === 'embedded' ? embeddedSecretKeys(config.dataDir) : undefined);
   const secretBox = secretKeys ? createSecretBox(secretKeys) : undefined;
   const egress = createEgressPolicy({ allowlist: config.egressAllowlist });
@@ -99,6 +108,13 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, enableAutoPipelining: true })
     : undefined;
   limiterRedis?.on('error', () => {});
+  const visitorStreams = limiterRedis
+    ? createRedisVisitorStreams({
+        redis: limiterRedis,
+        prefix: config.queuePrefix,
+        max: config.maxEventStreamsPerVisitor,
+      })
+    : createMemoryVisitorStreams(config.maxEventStreamsPerVisitor);
   const control: RunControl = bullOptions ? createRedisRunControl(bullOptions) : createMemoryRunControl();
   const untrackQueue = metrics.trackQueue(queue);
   // Runs are started through the scheduler (tenant caps without polling); in the server mode it
@@ -185,6 +201,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       runWaitMs: config.runWaitMs,
       idempotencyLeaseMs: config.idempotencyLeaseMs,
       streams: createStreamSlots(config.maxEventStreams),
+      visitorStreams,
+      ...(runFinishes ? { runFinishes } : {}),
       logger,
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
@@ -214,9 +232,11 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       processor?.close();
       await scheduler.close();
       await control.close();
+      visitorStreams.close();
       limiterRedis?.disconnect();
       await queue.close();
       await events.close();
+      await runFinishes?.close();
       await keyCache?.stop();
       await database.close();
       untrackQueue();

@@ -92,6 +92,8 @@ export interface LimitsConfig {
   tool_timeout?: number;
   /** Seconds a run may wait for a person before it times out; unset = the platform's WAITING_RUN_TTL_SECONDS. */
   waiting_timeout?: number;
+  /** Runs a conversation may hold queued (waiting to start) before a new message is refused 429 `conversation_queue_full`. */
+  max_queued_runs?: number;
 }
 
 export type ContextVariableType = 'string' | 'number' | 'integer' | 'boolean';

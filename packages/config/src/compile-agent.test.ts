@@ -38,6 +38,7 @@ describe('compileAgent', () => {
       maxTokens: 200_000,
       runTimeoutMs: 300_000,
       toolTimeoutMs: 30_000,
+      maxQueuedRuns: 10,
     });
     expect(agent).toMatchObject({
       toolChoice: 'auto',

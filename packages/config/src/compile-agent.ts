@@ -107,6 +107,7 @@ function compileLimits(config: AgentConfig): CompiledLimits {
     maxTokens: l.max_tokens ?? defaults.maxTokens,
     runTimeoutMs: Math.round((l.run_timeout ?? defaults.runTimeoutSeconds) * 1000),
     toolTimeoutMs: Math.round((l.tool_timeout ?? defaults.toolTimeoutSeconds) * 1000),
+    maxQueuedRuns: l.max_queued_runs ?? defaults.maxQueuedRuns,
   };
 }
 

@@ -97,6 +97,8 @@ export interface CompiledLimits {
   maxTokens: number;
   runTimeoutMs: number;
   toolTimeoutMs: number;
+  /** Queued runs a conversation may hold (`max_queued_runs`); checked when a message is posted. */
+  maxQueuedRuns: number;
 }
 
 /** An agent configuration turned into everything a run needs; built once per config hash. */

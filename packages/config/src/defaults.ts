@@ -5,6 +5,7 @@ export const defaults = {
   maxTokens: 200_000,
   runTimeoutSeconds: 300,
   toolTimeoutSeconds: 30,
+  maxQueuedRuns: 10,
   responseMaxBytes: 16_000,
   /** Bounds on an uploaded document, checked before schema validation so huge input fails fast. */
   maxConfigBytes: 1_000_000,

@@ -263,6 +263,18 @@ const cases: Case[] = [
     'wrong_type',
   ],
   [
+    'max_queued_runs zero',
+    mutated((c) => (c.limits = { max_queued_runs: 0 })),
+    '/limits/max_queued_runs',
+    'out_of_range',
+  ],
+  [
+    'max_queued_runs not a whole number',
+    mutated((c) => (c.limits = { max_queued_runs: 2.5 })),
+    '/limits/max_queued_runs',
+    'wrong_type',
+  ],
+  [
     'context variable with a system name',
     mutated((c) => (c.context = [{ name: 'tenantId' }])),
     '/context/0/name',

@@ -268,6 +268,12 @@ const invalid: Case[] = [
     '/skills/0/limits/waiting_timeout',
     'not_for_skills',
   ],
+  [
+    'skill with its own max_queued_runs',
+    withSkills(skill({ limits: { max_queued_runs: 3 } })),
+    '/skills/0/limits/max_queued_runs',
+    'not_for_skills',
+  ],
 ];
 
 describe('mcp_servers and skills in agent configs', () => {

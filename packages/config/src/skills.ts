@@ -7,6 +7,9 @@ import { didYouMean } from './suggest.ts';
 
 type Json = Record<string, unknown>;
 
+/** Limits of the agent's own runs and conversations, which a skill (inside a run) cannot set. */
+const AGENT_ONLY_LIMITS = ['waiting_timeout', 'max_queued_runs'] as const;
+
 /** What a skill's sub-agent is asked: one free-text request written by the parent agent. */
 const skillParameters = {
   type: 'object',
@@ -111,13 +114,15 @@ export function skillIssues(
       seen.push(skill.name);
     }
     const at = pointer('skills', i);
-    // A skill runs inside its parent's run, so only the agent's own limit can end a wait.
-    if (isObject(skill.limits) && skill.limits.waiting_timeout !== undefined) {
+    // A skill runs inside its parent's run, so only the agent's own limits can end a wait or
+    // bound its conversation's queue.
+    for (const limit of AGENT_ONLY_LIMITS) {
+      if (!isObject(skill.limits) || skill.limits[limit] === undefined) continue;
       issues.push({
-        path: pointer('skills', i, 'limits', 'waiting_timeout'),
+        path: pointer('skills', i, 'limits', limit),
         code: 'not_for_skills',
-        message: `skills[${i}] sets limits.waiting_timeout, but a skill runs inside the agent's run`,
-        hint: "set waiting_timeout in the agent's own limits",
+        message: `skills[${i}] sets limits.${limit}, but a skill runs inside the agent's run`,
+        hint: `set ${limit} in the agent's own limits`,
       });
     }
     const blocked = (issue: FieldIssue) => issue.path === at || issue.path.startsWith(`${at}/`);

@@ -7,6 +7,7 @@ export {
   migrationsFolder,
   openDatabase,
 } from './database.ts';
+export { finishedRuns, listenForFinishedRuns, RUN_FINISHED_CHANNEL } from './finished-runs.ts';
 export { isId, newId } from './ids.ts';
 export * from './repositories/agents.ts';
 export * from './repositories/audit.ts';

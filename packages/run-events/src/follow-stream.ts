@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { createInterruptible, STOPPED } from './interruptible.ts';
 import { backoffMs, decodeEntry, type Inbox, isReplyError, type SharedReader } from './shared-reader.ts';
 import { canonicalStreamId, compareStreamIds } from './stream-ids.ts';
-import type { RunEventRecord, SubscribeOptions } from './types.ts';
+import { RunEventBusUnavailableError, type RunEventRecord, type SubscribeOptions } from './types.ts';
 
 export interface FollowContext {
   /** Non-blocking commands (XRANGE). */
@@ -12,6 +12,10 @@ export interface FollowContext {
   pageSize: number;
   /** How to end every open subscription (the bus's `close`); each registers its own. */
   subscriptions: Set<() => void>;
+  /** Ends the subscriptions opened with `endWhenUnavailable` when the bus loses its connection. */
+  unavailable: Set<(error: RunEventBusUnavailableError) => void>;
+  /** Whether the bus knows its connection to be down right now. */
+  isUnavailable(): boolean;
 }
 
 /**
@@ -22,6 +26,8 @@ export interface FollowContext {
  * 3. live, from the inbox, until the final event. An inbox that overflowed (the consumer was slow)
  *    was detached by the reader: once drained, the subscription goes back to 1 from its last id.
  * Every id only moves forward, so an entry seen twice (phases overlap by design) is dropped.
+ * With `endWhenUnavailable`, a lost connection ends it with {@link RunEventBusUnavailableError}
+ * instead of a retry.
  *
  * @example
  * for await (const record of followStream(context, key, { after: lastEventId, signal })) send(record);
@@ -30,6 +36,18 @@ export async function* followStream(
   context: FollowContext,
   key: string,
   options: SubscribeOptions,
+): AsyncGenerator<RunEventRecord> {
+  const outcome: { failure?: RunEventBusUnavailableError } = {};
+  yield* follow(context, key, options, outcome);
+  // Thrown here, after the subscription's cleanup, rather than from its `finally`.
+  if (outcome.failure) throw outcome.failure;
+}
+
+async function* follow(
+  context: FollowContext,
+  key: string,
+  options: SubscribeOptions,
+  outcome: { failure?: RunEventBusUnavailableError },
 ): AsyncGenerator<RunEventRecord> {
   const { writer, reader, pageSize } = context;
   const stop = createInterruptible();
@@ -54,6 +72,14 @@ export async function* followStream(
   };
   options.signal?.addEventListener('abort', end, { once: true });
   context.subscriptions.add(end);
+  const fail = (error: RunEventBusUnavailableError) => {
+    outcome.failure ??= error;
+    end();
+  };
+  if (options.endWhenUnavailable) {
+    context.unavailable.add(fail);
+    if (context.isUnavailable()) fail(new RunEventBusUnavailableError('The run event bus has no connection'));
+  }
   if (options.signal?.aborted) end();
 
   /** Entries after `start` up to `end` (inclusive), one page; connection errors are retried. */
@@ -64,6 +90,10 @@ export async function* followStream(
         return page === STOPPED ? STOPPED : page.map(decodeEntry);
       } catch (error) {
         if (isReplyError(error)) throw error;
+        if (options.endWhenUnavailable) {
+          fail(new RunEventBusUnavailableError('The run event bus could not read the run', { cause: error }));
+          return STOPPED;
+        }
         if ((await stop.sleep(backoffMs(failures++))) === STOPPED) return STOPPED;
       }
     }
@@ -120,6 +150,7 @@ export async function* followStream(
     wakeUp = undefined;
     options.signal?.removeEventListener('abort', end);
     context.subscriptions.delete(end);
+    context.unavailable.delete(fail);
     reader.detach(inbox);
   }
 }

@@ -2,4 +2,4 @@ export { createMemoryBus } from './memory-bus.ts';
 export { createRedisBus, type RedisBusOptions, type RedisRunEventBus, type RunEventBusStats } from './redis-bus.ts';
 export { createMemoryRunControl, createRedisRunControl, type RunControl } from './run-control.ts';
 export type { RunEvent, RunEventBus, RunEventBusLimits, RunEventRecord, SubscribeOptions } from './types.ts';
-export { defaultLimits } from './types.ts';
+export { defaultLimits, RunEventBusUnavailableError } from './types.ts';

@@ -6,6 +6,7 @@ import {
   defaultLimits,
   type RunEventBus,
   type RunEventBusLimits,
+  RunEventBusUnavailableError,
   type RunEventRecord,
   type SubscribeOptions,
 } from './types.ts';
@@ -69,6 +70,20 @@ export function createRedisBus(options: RedisBusOptions): RedisRunEventBus {
   const events = createOrderedSender(writer);
   const expiring = new Set<string>();
   writer.on('error', () => {});
+  // Subscribers that asked to hear of it (`endWhenUnavailable`) end when the connection drops;
+  // the others wait, and ioredis reconnects. Redis going away closes every connection at once,
+  // so the command connection speaks for the readers too.
+  const unavailable = new Set<(error: RunEventBusUnavailableError) => void>();
+  let down = false;
+  writer.on('close', () => {
+    if (closed) return;
+    down = true;
+    const error = new RunEventBusUnavailableError('The run event bus lost its Redis connection');
+    for (const fail of [...unavailable]) fail(error);
+  });
+  writer.on('ready', () => {
+    down = false;
+  });
   let sharedReader: SharedReader | undefined;
   let closed = false;
   // Created on the first subscription: a worker only publishes and opens no reader.
@@ -103,7 +118,8 @@ export function createRedisBus(options: RedisBusOptions): RedisRunEventBus {
 
     async *subscribe(runId: string, subscribeOptions: SubscribeOptions = {}): AsyncIterable<RunEventRecord> {
       if (closed) return;
-      yield* followStream({ writer, reader: reader(), pageSize, subscriptions }, key(runId), subscribeOptions);
+      const context = { writer, reader: reader(), pageSize, subscriptions, unavailable, isUnavailable: () => down };
+      yield* followStream(context, key(runId), subscribeOptions);
     },
 
     async has(runId: string) {

@@ -285,7 +285,11 @@ function startReader(
       woken = false;
       let reply: XReadReply | null;
       try {
-        reply = (await connection.call('XREAD', ...args)) as XReadReply | null;
+        // Interruptible: a read queued while Redis is away never settles once `close` has
+        // disconnected a connection waiting to reconnect (ioredis flushes nothing then).
+        const answer = await pause.wait(connection.call('XREAD', ...args) as Promise<XReadReply | null>);
+        if (answer === STOPPED) return;
+        reply = answer;
         failures = 0;
       } catch (error) {
         reading = false;

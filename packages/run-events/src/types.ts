@@ -17,6 +17,27 @@ export interface SubscribeOptions {
   /** Resume after this id (exclusive); omitted = from the run's first event. */
   after?: string;
   signal?: AbortSignal;
+  /**
+   * End with a {@link RunEventBusUnavailableError} thrown out of the iteration as soon as the bus
+   * loses its connection (or cannot reach its store), instead of waiting for it to come back (the
+   * default). For relays that have another source to turn to, such as the run's database row.
+   */
+  endWhenUnavailable?: boolean;
+}
+
+/**
+ * Thrown out of a subscription opened with `endWhenUnavailable` when the bus lost its connection:
+ * the events from then on are unknown to this subscriber (they may be published or lost).
+ *
+ * @example
+ * try { for await (const r of bus.subscribe(id, { endWhenUnavailable: true })) send(r); }
+ * catch (error) { if (error instanceof RunEventBusUnavailableError) fallBackToTheDatabase(); else throw error; }
+ */
+export class RunEventBusUnavailableError extends Error {
+  constructor(message = 'The run event bus lost its connection', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RunEventBusUnavailableError';
+  }
 }
 
 /**

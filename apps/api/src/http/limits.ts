@@ -68,8 +68,9 @@ const END_USER_CODE = 'end_user_rate_limited';
 /**
  * Whom the per-end-user limit counts: a verified end user (per tenant), else an anonymous visitor
  * of a publishable key (per key and client IP); none for the tenant's own servers and users.
+ * The per-visitor stream cap (stream-slots.ts) counts the same visitors.
  */
-function endUserKey(c: Context<{ Variables: AuthVariables }>, trustedProxies: number): string | undefined {
+export function endUserKey(c: Context<{ Variables: AuthVariables }>, trustedProxies: number): string | undefined {
   const { principal, tenant } = c.var;
   if (principal.endUserId !== undefined) return `${tenant.id}:user:${principal.endUserId}`;
   if (principal.kind === 'publishable') return `${principal.keyId}:ip:${clientIp(c, trustedProxies)}`;

@@ -64,6 +64,8 @@ export const ERROR_STATUS: Record<string, number> = {
   rate_limited: 429,
   end_user_rate_limited: 429,
   quota_exceeded: 429,
+  conversation_queue_full: 429,
+  too_many_streams_for_visitor: 429,
   login_throttled: 429,
   // 500
   internal_error: 500,

@@ -1,13 +1,21 @@
-import type { Run } from '@agentry/db';
+import { type Db, listRunMessages, type Run } from '@agentry/db';
 import type { RunEventBus } from '@agentry/run-events';
 import { processMetrics } from '@agentry/telemetry';
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { Principal } from './auth.ts';
-import { VISITOR_EVENT_TYPES } from './views.ts';
+import type { RunFinishWatch } from './run-finish-watch.ts';
+import { forPrincipal, runView, VISITOR_EVENT_TYPES } from './views.ts';
 
 const HEARTBEAT_MS = 15_000;
 const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
+
+/** Where a stream turns when its bus fails: the run's row and messages, woken when the run ends. */
+export interface StreamFallback {
+  db: Db;
+  /** Absent: a stream whose bus fails just ends (the client resumes with `Last-Event-ID`). */
+  runFinishes?: RunFinishWatch;
+}
 
 /**
  * Relays a run's events as Server-Sent Events. Each event carries its stream id, so a client that
@@ -15,10 +23,26 @@ const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']
  * line every 15 s keeps proxies from closing an idle connection. Open streams are counted in the
  * `agentry_sse_active_streams` gauge. `release` (the stream's slot, see stream-slots.ts) is called
  * when the stream ends.
+ *
+ * When the bus fails (unreachable at the start, or its connection drops), the stream still ends
+ * with the run's outcome, from the database: once the run is final (at once, or when
+ * `runFinishes` wakes it), a `run` event carries the run as `GET /v1/runs/{id}` shows it (its reply
+ * and, for secret keys, tool calls), then the final `run-status` (with `error`). Neither has an
+ * `id`, so the client's `Last-Event-ID` stays the last bus id it saw and a later resume is exact.
+ *
+ * @example
+ * return streamRunEvents(c, deps.events, run, release, deps);
  */
-export function streamRunEvents(c: Context, bus: RunEventBus, run: Run, release: () => void = () => {}): Response {
+export function streamRunEvents(
+  c: Context,
+  bus: RunEventBus,
+  run: Run,
+  release: () => void = () => {},
+  fallback?: StreamFallback,
+): Response {
   const after = c.req.header('last-event-id') ?? c.req.query('after');
-  const visitor = (c.get('principal') as Principal | undefined)?.kind === 'publishable';
+  const principal = c.get('principal') as Principal | undefined;
+  const visitor = principal?.kind === 'publishable';
   return streamSSE(c, async (stream) => {
     const activeStreams = processMetrics().sseActiveStreams;
     activeStreams.inc();
@@ -29,18 +53,34 @@ export function streamRunEvents(c: Context, bus: RunEventBus, run: Run, release:
     }, HEARTBEAT_MS);
     try {
       let sawFinal = false;
-      const expired = FINAL_STATUSES.has(run.status) && !(await bus.has(run.id));
-      if (!expired)
-        for await (const record of bus.subscribe(run.id, { ...(after ? { after } : {}), signal: controller.signal })) {
-          // Visitors' ids still advance over filtered events, so resuming stays exact.
-          if (visitor && !VISITOR_EVENT_TYPES.has(record.event.type)) continue;
-          await stream.writeSSE({
-            id: record.id,
-            event: record.event.type,
-            data: record.json ?? JSON.stringify(record.event),
-          });
-          sawFinal = record.event.final === true;
-        }
+      let busFailed = false;
+      try {
+        const expired = FINAL_STATUSES.has(run.status) && !(await bus.has(run.id));
+        if (!expired)
+          for await (const record of bus.subscribe(run.id, {
+            ...(after ? { after } : {}),
+            signal: controller.signal,
+            endWhenUnavailable: fallback?.runFinishes !== undefined,
+          })) {
+            // Visitors' ids still advance over filtered events, so resuming stays exact.
+            if (visitor && !VISITOR_EVENT_TYPES.has(record.event.type)) continue;
+            await stream.writeSSE({
+              id: record.id,
+              event: record.event.type,
+              data: record.json ?? JSON.stringify(record.event),
+            });
+            sawFinal = record.event.final === true;
+          }
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        if (!fallback?.runFinishes) throw error;
+        busFailed = true;
+      }
+      if (busFailed && fallback?.runFinishes) {
+        const ended = FINAL_STATUSES.has(run.status) ? run : await fallback.runFinishes.wait(run.id, controller.signal);
+        if (ended) await writeOutcome(stream, fallback.db, ended, principal);
+        return;
+      }
       // A run whose events expired from the bus still tells the client how it ended.
       if (!sawFinal && !controller.signal.aborted && FINAL_STATUSES.has(run.status)) {
         await stream.writeSSE({
@@ -53,5 +93,20 @@ export function streamRunEvents(c: Context, bus: RunEventBus, run: Run, release:
       activeStreams.dec();
       release();
     }
+  });
+}
+
+/** The finished run from the database: its view (as `GET /v1/runs/{id}`), then its final status. */
+async function writeOutcome(stream: SSEStreamingApi, db: Db, run: Run, principal: Principal | undefined) {
+  const messages = await listRunMessages(db, run.tenantId, run.id);
+  const view = runView(run, messages);
+  await stream.writeSSE({
+    event: 'run',
+    data: JSON.stringify(principal ? forPrincipal(principal, view) : view),
+  });
+  const error = run.error ? { error: { code: run.error.code, message: run.error.message } } : {};
+  await stream.writeSSE({
+    event: 'run-status',
+    data: JSON.stringify({ type: 'run-status', status: run.status, ...error, final: true }),
   });
 }

@@ -1,4 +1,8 @@
 import { AppError } from '@agentry/errors';
+import type { Context } from 'hono';
+import type { AuthVariables } from './auth.ts';
+import { endUserKey } from './limits.ts';
+import type { VisitorStreams } from './visitor-streams.ts';
 
 /** The open event streams (SSE) of one API process, up to a cap. */
 export interface StreamSlots {
@@ -51,4 +55,43 @@ export function acquireStream(slots: StreamSlots | undefined): () => void {
     retryable: true,
     retryAfterMs: 2000,
   });
+}
+
+/**
+ * Takes what an event stream needs: a slot of the process (every caller) and, for a visitor (a
+ * verified end user, or a publishable key's client by IP; not the tenant's servers), one of the
+ * visitor's own, else 429 `too_many_streams_for_visitor` with Retry-After. One release frees both.
+ *
+ * @example
+ * const release = await acquireEventStream(c, deps);
+ * return streamRunEvents(c, deps.events, run, release, deps);
+ */
+export async function acquireEventStream(
+  c: Context<{ Variables: AuthVariables }>,
+  deps: { streams?: StreamSlots; visitorStreams?: VisitorStreams; rateLimit: { trustedProxies?: number } },
+): Promise<() => void> {
+  const releaseSlot = acquireStream(deps.streams);
+  const visitor = deps.visitorStreams ? endUserKey(c, deps.rateLimit.trustedProxies ?? 0) : undefined;
+  if (!visitor || !deps.visitorStreams) return releaseSlot;
+  let releaseLease: (() => void) | undefined;
+  try {
+    releaseLease = await deps.visitorStreams.tryAcquire(visitor);
+  } finally {
+    if (!releaseLease) releaseSlot();
+  }
+  if (!releaseLease) {
+    throw new AppError({
+      code: 'too_many_streams_for_visitor',
+      message: `This visitor already has ${deps.visitorStreams.max} event streams open; close one or retry shortly`,
+      category: 'user',
+      status: 429,
+      retryable: true,
+      retryAfterMs: 5000,
+    });
+  }
+  const lease = releaseLease;
+  return () => {
+    releaseSlot();
+    lease();
+  };
 }

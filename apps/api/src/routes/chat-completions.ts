@@ -222,6 +222,7 @@ async function startRun(
       traceId: randomBytes(16).toString('hex'),
       message: { role: 'user', content: [{ type: 'text', text: input }] },
       policy: compiled.busyPolicy,
+      maxQueuedRuns: compiled.limits.maxQueuedRuns,
     });
     await deps.scheduler.submit(runJobData(run));
     return { run, conversationId: conversation.id };
@@ -467,6 +468,7 @@ export function chatCompletionRoutes(deps: ApiDeps) {
         'invalid_context',
         'missing_secret',
         'quota_exceeded',
+        'conversation_queue_full',
         'model_not_configured',
         'queue_unavailable',
         'run_failed',

@@ -34,7 +34,7 @@ import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } fro
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
-import { acquireStream } from '../http/stream-slots.ts';
+import { acquireEventStream } from '../http/stream-slots.ts';
 import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
 import { readConversationFilters } from './conversation-filters.ts';
 
@@ -255,12 +255,14 @@ export function conversationRoutes(deps: ApiDeps) {
         'conversation_not_found',
         'agent_not_published',
         'conversation_busy',
+        'conversation_queue_full',
         'missing_secret',
         'quota_exceeded',
         'model_not_configured',
         'queue_unavailable',
         'secrets_not_configured',
         'too_many_streams',
+        'too_many_streams_for_visitor',
       ],
     }),
   );
@@ -306,11 +308,12 @@ export function conversationRoutes(deps: ApiDeps) {
           const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
           resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
           // A stream is taken before anything is written: at the cap the answer is 503 and no run exists.
-          release = stream ? acquireStream(deps.streams) : undefined;
+          release = stream ? await acquireEventStream(c, deps) : undefined;
           return {
             agentId: version.agentId,
             agentVersion: version.version,
             policy: compiled.busyPolicy,
+            maxQueuedRuns: compiled.limits.maxQueuedRuns,
             message: { role: 'user', content: [{ type: 'text', text: body.content }] },
           };
         },
@@ -349,7 +352,7 @@ export function conversationRoutes(deps: ApiDeps) {
    */
   async function resumeRun(c: Context<{ Variables: AuthVariables }>, run: Run, stream: boolean): Promise<Response> {
     if (run.status === 'queued') await deps.scheduler.submit(runJobData(run));
-    const release = stream ? acquireStream(deps.streams) : undefined;
+    const release = stream ? await acquireEventStream(c, deps) : undefined;
     try {
       return await answerRun(c, run, release);
     } catch (error) {
@@ -367,7 +370,7 @@ export function conversationRoutes(deps: ApiDeps) {
     const tenantId = c.var.tenant.id;
     if (release) {
       c.header('location', `/v1/runs/${run.id}`);
-      return streamRunEvents(c, deps.events, run, release);
+      return streamRunEvents(c, deps.events, run, release, deps);
     }
     if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
       c.header('location', `/v1/runs/${run.id}`);

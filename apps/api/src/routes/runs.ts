@@ -28,7 +28,7 @@ import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { doc, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
-import { acquireStream } from '../http/stream-slots.ts';
+import { acquireEventStream } from '../http/stream-slots.ts';
 import { forPrincipal, runView } from '../http/views.ts';
 
 const ToolResults = z.strictObject({
@@ -230,14 +230,14 @@ export function runRoutes(deps: ApiDeps) {
       query: { after: { description: 'Continue after this event id (as `Last-Event-ID`)' } },
       headers: { 'Last-Event-ID': { description: 'Continue after this event id' } },
       responses: { 200: { description: 'The event stream', contentType: 'text/event-stream', schema: SSE_SCHEMA } },
-      errors: ['run_not_found', 'too_many_streams'],
+      errors: ['run_not_found', 'too_many_streams', 'too_many_streams_for_visitor'],
     }),
   );
   app.get('/:id/events', async (c) => {
-    const release = acquireStream(deps.streams);
+    const release = await acquireEventStream(c, deps);
     try {
       const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
-      return streamRunEvents(c, deps.events, run, release);
+      return streamRunEvents(c, deps.events, run, release, deps);
     } catch (error) {
       release();
       throw error;

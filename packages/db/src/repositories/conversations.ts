@@ -1,4 +1,4 @@
-import { errors } from '@agentry/errors';
+import { AppError, errors } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
@@ -181,6 +181,7 @@ export async function createRunForMessage(
     traceId: string;
     message: Message;
     policy: BusyPolicy;
+    maxQueuedRuns?: number;
   },
 ): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
   const { tenantId, conversationId } = input;
@@ -197,6 +198,11 @@ export interface RunPlan {
   agentVersion: number;
   message: Message;
   policy: BusyPolicy;
+  /**
+   * Queued runs the conversation may hold (the agent's `limits.max_queued_runs`): at that many, the
+   * message is refused 429 `conversation_queue_full` and nothing is written. Absent = no bound.
+   */
+  maxQueuedRuns?: number;
 }
 
 /**
@@ -269,6 +275,18 @@ function runInsertValues(input: 'inputMessageId' | 'pendingInput') {
   };
 }
 
+/** 429 for a message past the conversation's queue: retried once a queued run has started. */
+function conversationQueueFull(max: number): AppError {
+  return new AppError({
+    code: 'conversation_queue_full',
+    message: `This conversation already holds ${max} queued runs; retry once one has started`,
+    category: 'user',
+    status: 429,
+    retryable: true,
+    retryAfterMs: 5000,
+  });
+}
+
 /**
  * The run's writes once the conversation is locked: its user message (or kept input), the run,
  * interruptions. They are the transaction's last statements and nothing is checked after them:
@@ -291,6 +309,10 @@ async function writeRun(
       'conversation_busy',
       'This conversation is still answering the previous message; try again when it is done',
     );
+  }
+  // Counted from the active runs already read under the lock: no round trip of its own.
+  if (input.maxQueuedRuns !== undefined && active.filter((r) => r.status === 'queued').length >= input.maxQueuedRuns) {
+    throw conversationQueueFull(input.maxQueuedRuns);
   }
   const interrupted = input.policy === 'interrupt' ? active : [];
   const runId = newId();
