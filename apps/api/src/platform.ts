@@ -74,7 +74,13 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const metrics = processMetrics();
   const database = await openDatabase(
     config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl, preparedStatements: config.databasePreparedStatements }
+      ? {
+          kind: 'postgres',
+          url: config.databaseUrl,
+          preparedStatements: config.databasePreparedStatements,
+          onStartRetry: (error, attempt) =>
+            logger.warn({ err: error, attempt }, 'database unreachable at start; waiting'),
+        }
       : { kind: 'pglite', dataDir: join(config.dataDir, 'pg') },
   );
   // Listening before the first request: a change committed from here on reaches the cache. Where

@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     kind: 'postgres',
     url: config.databaseUrl,
     preparedStatements: config.databasePreparedStatements,
+    onStartRetry: (error, attempt) => logger.warn({ err: error, attempt }, 'database unreachable at start; waiting'),
   });
   const redis = { redisUrl: config.redisUrl, prefix: config.queuePrefix };
   const events = createRedisBus(redis);

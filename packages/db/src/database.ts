@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isTransientInfrastructureError } from '@agentry/errors';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -45,6 +46,11 @@ export type DatabaseOptions =
       maxConnections?: number;
       /** Named statements (default true); false behind PgBouncer in transaction mode before 1.21. */
       preparedStatements?: boolean;
+      /**
+       * Told of each failed start-up attempt while the server is unreachable, starting up or shutting
+       * down: the process waits for it (backoff 0.5 s doubling to 5 s) instead of exiting.
+       */
+      onStartRetry?: (error: unknown, attempt: number) => void;
     }
   /** `dataDir` undefined keeps the database in memory (tests). */
   | { kind: 'pglite'; dataDir?: string };
@@ -67,12 +73,17 @@ const MIGRATION_LOCK_ID = 727_001;
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.kind === 'postgres'
-    ? openPostgres(options.url, options.maxConnections, options.preparedStatements ?? true)
+    ? openPostgres(options.url, options.maxConnections, options.preparedStatements ?? true, options.onStartRetry)
     : openPglite(options.dataDir);
 }
 
-async function openPostgres(url: string, maxConnections = 10, preparedStatements = true): Promise<Database> {
-  await migratePostgresLocked(url);
+async function openPostgres(
+  url: string,
+  maxConnections = 10,
+  preparedStatements = true,
+  onStartRetry?: (error: unknown, attempt: number) => void,
+): Promise<Database> {
+  await untilReachable(() => migratePostgresLocked(url), onStartRetry);
   // `role` as a startup parameter: every pooled connection is the app role from its first query.
   const client = postgres(url, {
     max: maxConnections,
@@ -202,6 +213,22 @@ async function migratePostgresLocked(url: string): Promise<void> {
     await client`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
   } finally {
     await client.end({ timeout: 5 });
+  }
+}
+
+/**
+ * Runs a start-up step again while the database is unreachable or restarting (a process started
+ * during an outage waits for the database instead of exiting); any other error ends the start.
+ */
+async function untilReachable(step: () => Promise<void>, onRetry?: (error: unknown, attempt: number) => void) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!isTransientInfrastructureError(error)) throw error;
+      onRetry?.(error, attempt);
+      await new Promise((r) => setTimeout(r, Math.min(5000, 500 * 2 ** (attempt - 1))));
+    }
   }
 }
 

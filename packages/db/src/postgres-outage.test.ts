@@ -126,4 +126,22 @@ describe.skipIf(!can)('postgres-js pool across a server outage', () => {
     await other.close();
     await pg.start();
   }, 60_000);
+
+  it('a process opening the database while it is down waits for it instead of failing', async () => {
+    await pg.stop('fast');
+    const retries: number[] = [];
+    const opening = openDatabase({
+      kind: 'postgres',
+      url: pg.url,
+      maxConnections: 1,
+      onStartRetry: (_error, attempt) => retries.push(attempt),
+    });
+    // It keeps trying while the server is away.
+    while (retries.length < 2) await new Promise((r) => setTimeout(r, 100));
+    await pg.start();
+    const opened = await opening;
+    await opened.ping();
+    await opened.close();
+    expect(retries.slice(0, 2)).toEqual([1, 2]);
+  }, 60_000);
 });
