@@ -123,4 +123,40 @@ describe.runIf(ready)('event streams when Redis goes away (a private redis-serve
       redis = await startPrivateRedis(port);
     }
   }, 60_000);
+
+  it('a message waiting for its run when Redis dies still answers with the finished run', async () => {
+    const config = seedConfig();
+    config.tools[0].endpoint.url = `${h.endpoint.url}/contacts/add`;
+    const agent = (await call(h, 'POST', '/v1/agents', { key, body: { config } })).json.id;
+    const conversation = (await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agent } })).json.id;
+    h.endpoint.respondWith(() => ({ status: 200, body: { saved: true }, delayMs: 3000 }));
+    // The previous test restarted Redis: the API takes messages again once its queue answers.
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+      const ready = await fetch(`${h.platform.url}/readyz`).then((r) => r.json() as Promise<{ status: string }>);
+      if (ready.status === 'ready') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const before = h.endpoint.requests.length;
+    h.llm.enqueue(
+      {
+        type: 'reply',
+        toolCalls: [{ id: 'call_wait', name: 'save_customer_information', arguments: { email: 'kim@example.com' } }],
+      },
+      { type: 'reply', text: 'Booked.' },
+    );
+    const answer = call(h, 'POST', `/v1/conversations/${conversation}/messages`, {
+      key,
+      body: { content: 'book kim@example.com' },
+    });
+    await h.endpoint.waitForRequests(before + 1, 20_000);
+    redis.kill('SIGKILL');
+    await exited(redis);
+    try {
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(res.json.status).toBe('completed');
+    } finally {
+      redis = await startPrivateRedis(port);
+    }
+  }, 90_000);
 });

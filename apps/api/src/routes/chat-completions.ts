@@ -289,7 +289,7 @@ function metaOf(run: Run, model: string): CompletionMeta {
 }
 
 async function completion(deps: ApiDeps, c: Context, tenantId: string, started: StartedRun, model: string) {
-  const outcome = await waitForRunEnd(deps.events, started.run.id, deps.runWaitMs);
+  const outcome = await waitForRunEnd(deps.events, started.run.id, deps.runWaitMs, deps.runFinishes);
   const run = (await getRun(deps.db, tenantId, started.run.id)) ?? started.run;
   if (outcome === 'timeout' || run.status !== 'completed') throw runError(run);
   const content = replyText(await listRunMessages(deps.db, tenantId, run.id));
@@ -320,13 +320,28 @@ function completionStream(deps: ApiDeps, c: Context, tenantId: string, started: 
     stream.onAbort(() => controller.abort());
     const heartbeat = setInterval(() => void stream.write(': ping\n\n'), HEARTBEAT_MS);
     const send = (data: unknown) => stream.writeSSE({ data: JSON.stringify(data) });
+    let sent = '';
     try {
       await send(chunk({ role: 'assistant', content: '' }));
-      for await (const { event } of deps.events.subscribe(started.run.id, { signal: controller.signal })) {
-        if (event.type === 'text-delta' && typeof event.delta === 'string' && event.delta) {
-          await send(chunk({ content: event.delta }));
+      try {
+        for await (const { event } of deps.events.subscribe(started.run.id, {
+          signal: controller.signal,
+          endWhenUnavailable: deps.runFinishes !== undefined,
+        })) {
+          if (event.type === 'text-delta' && typeof event.delta === 'string' && event.delta) {
+            await send(chunk({ content: event.delta }));
+            sent += event.delta;
+          }
+          if (event.final) break;
         }
-        if (event.final) break;
+      } catch (error) {
+        // The bus failed (Redis down): the run's end comes from the database, and what the stream
+        // had not sent of its answer follows in one chunk.
+        if (controller.signal.aborted || !deps.runFinishes) throw error;
+        const ended = await deps.runFinishes.wait(started.run.id, controller.signal);
+        if (!ended) return;
+        const text = replyText(await listRunMessages(deps.db, tenantId, started.run.id));
+        if (text.startsWith(sent) && text.length > sent.length) await send(chunk({ content: text.slice(sent.length) }));
       }
       if (controller.signal.aborted) return;
       const run = (await getRun(deps.db, tenantId, started.run.id)) ?? started.run;

@@ -129,7 +129,7 @@ export function runRoutes(deps: ApiDeps) {
       // Running: its worker stops at once (the run's control channel) and writes `cancelled`; a
       // worker that died meanwhile leaves the request on the run, which the next claim honours.
       await deps.control.cancel(run.id);
-      await waitForRunEnd(deps.events, run.id, CANCEL_WAIT_MS);
+      await waitForRunEnd(deps.events, run.id, CANCEL_WAIT_MS, deps.runFinishes);
     }
     const latest = (await getRun(deps.db, run.tenantId, run.id)) ?? run;
     return c.json(
