@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { ApiDeps } from './deps.ts';
+import { admit, createAdmission, releaseWhileWaiting, runBacklog } from './http/admission.ts';
 import { type AuthVariables, requireTenantKey } from './http/auth.ts';
 import { MAX_BODY_BYTES } from './http/body.ts';
 import { httpMetrics } from './http/http-metrics.ts';
@@ -48,7 +49,10 @@ export interface AppObservability {
  * const app = createApp(deps);
  * const res = await app.request('/healthz');
  */
-export function createApp(deps: ApiDeps, observability: AppObservability = {}): Hono {
+export function createApp(apiDeps: ApiDeps, observability: AppObservability = {}): Hono {
+  // Admission (ADMISSION_*): a bound on the /v1 requests doing database work at once, see admission.ts.
+  const admission = apiDeps.admission?.maxInFlight ? createAdmission(apiDeps.admission) : undefined;
+  const deps = admission ? { ...apiDeps, queue: releaseWhileWaiting(apiDeps.queue) } : apiDeps;
   const app = new Hono();
   const metrics = observability.metrics ?? processMetrics();
   app.use('*', requestId(), requestLogger(deps.logger), httpMetrics(metrics));
@@ -95,6 +99,11 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
       },
     }),
   );
+  // A request that would start a run past the backlog is refused before it waits for a turn.
+  if (apiDeps.admission?.maxQueuedRuns)
+    for (const path of ['/conversations/:id/messages', '/chat/completions'])
+      v1.use(path, runBacklog(deps.queue, apiDeps.admission));
+  if (admission) v1.use('*', admit(admission)); // after bodyLimit: it reads the body before taking a turn
   v1.route('/tenants', tenantRoutes(deps));
   v1.route('/auth', authRoutes(deps)); // before tenantScoped: signing in needs no tenant
   v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped

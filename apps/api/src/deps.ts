@@ -6,6 +6,7 @@ import type { ModelProviderSettings, StdioServerDefinitions } from '@agentry/run
 import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AdmissionOptions } from './http/admission.ts';
 import type { ApiKeyCache } from './http/api-key-cache.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
 
@@ -39,4 +40,6 @@ export interface ApiDeps {
   /** The process's open event streams, capped (`MAX_EVENT_STREAMS`); absent = no cap. */
   streams?: StreamSlots;
   logger: Logger;
+  /** Bounds /v1 requests doing database work at once (`ADMISSION_*`); absent or maxInFlight 0 = no bound. */
+  admission?: AdmissionOptions;
 }

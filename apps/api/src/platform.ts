@@ -172,6 +172,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       runWaitMs: config.runWaitMs,
       streams: createStreamSlots(config.maxEventStreams),
       logger,
+      admission: config.admission,
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
   );
