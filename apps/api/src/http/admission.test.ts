@@ -52,11 +52,13 @@ describe('createAdmission', () => {
     });
     first();
     first(); // a second call gives nothing back twice
-    expect(admission.inFlight).toBe(1);
     await settle();
+    expect(admission.inFlight).toBe(1);
     const second = await queued;
     expect(admission.queued).toBe(0);
     second();
+    expect(admission.inFlight).toBe(1); // until a later turn of the event loop
+    await settle();
     expect(admission.inFlight).toBe(0);
   });
 
@@ -70,7 +72,7 @@ describe('createAdmission', () => {
     expect(admission.queued).toBe(0);
   });
 
-  it('hands a turn over in a later turn of the event loop, after I/O callbacks already due', async () => {
+  it('frees a turn in a later turn of the event loop, so work chained by promises cannot take it back at once', async () => {
     const admission = createAdmission({ maxInFlight: 1, maxQueued: 1, maxWaitMs: 1000 });
     const release = admission.tryAcquire()!;
     const order: string[] = [];
@@ -82,6 +84,11 @@ describe('createAdmission', () => {
     await settle();
     await queued;
     expect(order).toEqual(['promise callbacks done', 'handed over']);
+    const sole = createAdmission({ maxInFlight: 1, maxQueued: 0, maxWaitMs: 1000 });
+    sole.tryAcquire()!();
+    expect(sole.tryAcquire()).toBeUndefined();
+    await settle();
+    expect(sole.tryAcquire()).toBeDefined();
   });
 });
 
@@ -190,6 +197,7 @@ describe('admit', () => {
     expect(admission.inFlight).toBe(0);
     const other = await app.request('/upload', { method: 'POST', body: 'quick' });
     expect(await other.text()).toBe('quick');
+    await settle();
     push.enqueue(new TextEncoder().encode('slow'));
     push.close();
     await settle();
@@ -213,6 +221,7 @@ describe('admit', () => {
     });
     const streaming = await app.request('/stream');
     expect(streaming.status).toBe(200);
+    await settle();
     expect(admission.inFlight).toBe(0);
     expect((await app.request('/other')).status).toBe(200);
     end();
@@ -238,8 +247,10 @@ describe('admit', () => {
     await settle();
     expect(admission.inFlight).toBe(0);
     expect((await app.request('/other')).status).toBe(200);
+    await settle();
     finish();
     expect(await (await waiting).text()).toBe('finished');
+    await settle();
     expect(admission.inFlight).toBe(0);
   });
 

@@ -39,11 +39,14 @@ interface Waiter {
 }
 
 /**
- * A counting semaphore with a bounded FIFO queue and a deadline per waiter. A turn given up hands
- * itself to the first waiter in a later turn of the event loop (`setImmediate`), not in the same
- * chain of promise callbacks: PGlite runs every query synchronously on the main thread, and a
- * chain of requests passing a turn through promises alone would keep the loop from reading
- * sockets (health probes) until the whole chain is done. Each release counts once.
+ * A counting semaphore with a bounded FIFO queue and a deadline per waiter. A turn given back is
+ * free again (or handed to the first waiter) only in a later turn of the event loop
+ * (`setImmediate`). PGlite runs every query synchronously on the main thread, so a request's
+ * database work, chained by promises alone, runs from start to end without the loop reading a
+ * socket: 200 requests read in one poll of the loop ran one after the other there, health probes
+ * behind them all. With the delayed give-back at most `maxInFlight` requests start their database
+ * work per turn of the loop, the loop reads sockets (health probes) between, and the rest wait or
+ * are refused at once. Each release counts once.
  *
  * @example
  * const admission = createAdmission({ maxInFlight: 4, maxQueued: 32, maxWaitMs: 2000 });
@@ -54,19 +57,22 @@ export function createAdmission(options: AdmissionOptions): Admission {
   let inFlight = 0;
   const waiting: Waiter[] = [];
 
+  const passOn = () => {
+    const next = waiting.shift();
+    if (!next) {
+      inFlight--;
+      return;
+    }
+    // The turn stays counted while it passes to `next`, which can no longer time out or abort.
+    next.settle();
+    next.resolve(makeRelease());
+  };
   const makeRelease = () => {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = waiting.shift();
-      if (!next) {
-        inFlight--;
-        return;
-      }
-      // The turn stays counted while it passes to `next`, which can no longer time out or abort.
-      next.settle();
-      setImmediate(() => next.resolve(makeRelease()));
+      setImmediate(passOn);
     };
   };
 
