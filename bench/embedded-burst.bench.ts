@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -100,6 +100,9 @@ async function startEmbedded(llm: string, env: Record<string, string>): Promise<
   const stop = async () => {
     await stopChild(child, 15_000);
     log.end();
+    // The platform's log outlives its data directory, for a look at what went wrong.
+    await new Promise<void>((done) => log.once('close', () => done()));
+    copyFileSync(join(dataDir, 'platform.log'), join(tmpdir(), `agentry-burst-${port}.log`));
     rmSync(dataDir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 240_000; // PGlite initialises and migrates first: slow on a busy machine
@@ -214,13 +217,18 @@ async function sendMessage(url: string, key: string, conversationId: string): Pr
   };
 }
 
+/** Polls a run until it is final; a dropped connection is retried, and after 5 minutes the run is `lost`. */
 async function waitFinal(url: string, key: string, runId: string): Promise<string> {
-  for (;;) {
-    const res = await fetch(`${url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${key}` } });
-    const status = res.status === 200 ? ((await res.json()) as { status: string }).status : '';
+  const until = Date.now() + 300_000;
+  while (Date.now() < until) {
+    const res = await fetch(`${url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${key}` } }).catch(
+      () => undefined,
+    );
+    const status = res?.status === 200 ? ((await res.json()) as { status: string }).status : '';
     if (FINAL.has(status)) return status;
     await sleep(250);
   }
+  return 'lost';
 }
 
 interface Measured {
