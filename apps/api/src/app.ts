@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { ApiDeps } from './deps.ts';
+import { admit, createAdmission, runBacklog } from './http/admission.ts';
 import { type AuthVariables, requireTenantKey } from './http/auth.ts';
 import { MAX_BODY_BYTES } from './http/body.ts';
 import { httpMetrics } from './http/http-metrics.ts';
@@ -49,6 +50,8 @@ export interface AppObservability {
  * const res = await app.request('/healthz');
  */
 export function createApp(deps: ApiDeps, observability: AppObservability = {}): Hono {
+  // Admission (ADMISSION_*): a bound on the /v1 requests doing database work at once, see admission.ts.
+  const admission = deps.admission?.maxInFlight ? createAdmission(deps.admission) : undefined;
   const app = new Hono();
   const metrics = observability.metrics ?? processMetrics();
   app.use('*', requestId(), requestLogger(deps.logger), httpMetrics(metrics));
@@ -95,6 +98,14 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
       },
     }),
   );
+  // A request that would start a run past the backlog is refused before it waits for a turn.
+  if (deps.admission?.maxQueuedRuns)
+    for (const path of ['/conversations/:id/messages', '/chat/completions'])
+      v1.use(
+        path,
+        runBacklog(() => unstartedRuns(deps), deps.admission),
+      );
+  if (admission) v1.use('*', admit(admission)); // after bodyLimit: it reads the body before taking a turn
   v1.route('/tenants', tenantRoutes(deps));
   v1.route('/auth', authRoutes(deps)); // before tenantScoped: signing in needs no tenant
   v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
@@ -119,4 +130,10 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   v1.route('/', tenantScoped);
   app.route('/v1', v1);
   return app;
+}
+
+/** Runs not started yet: parked by the scheduler, or dispatched and waiting (or delayed) in the queue. */
+async function unstartedRuns(deps: ApiDeps): Promise<number> {
+  const [parked, { waiting, delayed }] = await Promise.all([deps.scheduler.backlog(), deps.queue.counts()]);
+  return parked + waiting + delayed;
 }

@@ -20,6 +20,7 @@ import {
   type WebhookSettings,
   webhookSettingsFromEnv,
 } from '@agentry/runner';
+import type { AdmissionOptions } from './http/admission.ts';
 
 /** Everything the API process needs, read once from the environment. */
 export interface ApiConfig {
@@ -71,6 +72,8 @@ export interface ApiConfig {
   webhooks: WebhookSettings;
   /** SWEEP_INTERVAL_MS, WAITING_RUN_TTL_SECONDS: the embedded stuck-run sweeper (waiting runs expire). */
   sweeper: SweeperSettings;
+  /** ADMISSION_*: /v1 requests doing database work at once (0 = no bound), waiting for a turn, how long. */
+  admission: AdmissionOptions;
 }
 
 /**
@@ -126,6 +129,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     ...(otlpEndpoint ? { otlpEndpoint } : {}),
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
+    admission: admissionFromEnv(env, databaseUrl === undefined),
     sweeper: {
       intervalMs: envInt(env, 'SWEEP_INTERVAL_MS', 30_000, [100, 3_600_000]),
       waitingTimeoutSeconds: envInt(env, 'WAITING_RUN_TTL_SECONDS', DEFAULT_WAITING_TIMEOUT_SECONDS, [
@@ -133,5 +137,21 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
         MAX_WAITING_TIMEOUT_SECONDS,
       ]),
     },
+  };
+}
+
+/**
+ * PGlite runs every query on the API's own thread, one at a time: a few requests at once keep it
+ * busy, and more only queue in front of it with the event loop blocked; every queued run is more
+ * of its work later. Postgres has a pool (10 connections) and requests spend most of their time
+ * outside it, so its bound is wider: it only keeps a burst from queueing for seconds on the pool.
+ */
+function admissionFromEnv(env: Env, pglite: boolean): AdmissionOptions {
+  return {
+    maxInFlight: envInt(env, 'ADMISSION_MAX_IN_FLIGHT', pglite ? 4 : 64, [0, 100_000]),
+    maxQueued: envInt(env, 'ADMISSION_MAX_QUEUED', pglite ? 32 : 512, [0, 1_000_000]),
+    maxWaitMs: envInt(env, 'ADMISSION_MAX_WAIT_MS', pglite ? 2000 : 5000, [1, 600_000]),
+    // Counting BullMQ's jobs is a Redis round trip per message: bounded only where asked for.
+    maxQueuedRuns: envInt(env, 'ADMISSION_MAX_QUEUED_RUNS', pglite ? 32 : 0, [0, 10_000_000]),
   };
 }

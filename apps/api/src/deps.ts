@@ -6,6 +6,7 @@ import type { ModelProviderSettings, StdioServerDefinitions } from '@agentry/run
 import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AdmissionOptions } from './http/admission.ts';
 import type { ApiKeyCache } from './http/api-key-cache.ts';
 import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
@@ -53,4 +54,6 @@ export interface ApiDeps {
   /** Wakes event streams that wait on the database because their bus failed; absent = they just end. */
   runFinishes?: RunFinishWatch;
   logger: Logger;
+  /** Bounds /v1 requests doing database work at once (`ADMISSION_*`); absent or maxInFlight 0 = no bound. */
+  admission?: AdmissionOptions;
 }

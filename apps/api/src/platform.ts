@@ -210,6 +210,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       visitorStreams,
       ...(runFinishes ? { runFinishes } : {}),
       logger,
+      admission: config.admission,
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
   );

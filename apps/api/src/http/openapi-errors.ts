@@ -78,6 +78,7 @@ export const ERROR_STATUS: Record<string, number> = {
   database_unavailable: 503,
   queue_unavailable: 503,
   too_many_streams: 503,
+  server_busy: 503,
   secrets_not_configured: 503,
   widget_not_built: 503,
   dashboard_not_built: 400,

@@ -326,6 +326,7 @@ function finishOperation(method: string, path: string, op: Operation): void {
     ...(tenant && method === 'post' && format === 'problem' ? IDEMPOTENCY_CODES : []),
     ...(auth === 'platform' ? ['unauthorized', 'forbidden', 'internal_error'] : []),
     ...(auth === 'metrics' ? ['unauthorized'] : []),
+    ...(path.startsWith('/v1/') ? ['server_busy'] : []), // admission (http/admission.ts)
     ...(auth === 'session' ? ['unauthorized', ...(UNSAFE.has(method) ? ['csrf_failed'] : []), 'internal_error'] : []),
     ...databaseCodes({ authenticated: auth !== 'public' && auth !== 'metrics', body: Boolean(op['x-agentry-body']) }),
   ];

@@ -1,4 +1,5 @@
 import type { RunEventBus } from '@agentry/run-events';
+import { giveBackAdmissionTurn } from './admission.ts';
 import type { RunFinishWatch } from './run-finish-watch.ts';
 
 /**
@@ -18,6 +19,8 @@ export async function waitForRunEnd(
   timeoutMs: number,
   runFinishes?: RunFinishWatch,
 ): Promise<'finished' | 'timeout'> {
+  // Waiting does no database work: the request's admission turn goes to someone else meanwhile.
+  giveBackAdmissionTurn();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {

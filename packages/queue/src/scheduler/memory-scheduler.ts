@@ -136,6 +136,11 @@ export function createMemoryScheduler(options: SchedulerOptions): RunScheduler {
       }
       return dispatched;
     },
+    async backlog() {
+      let parked = 0;
+      for (const s of tenants.values()) parked += s.parked.size;
+      return parked;
+    },
     async tracked(tenantId, runIds) {
       const s = tenants.get(tenantId);
       const now = Date.now();

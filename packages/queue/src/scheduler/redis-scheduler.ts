@@ -12,14 +12,17 @@ import {
 // Every script works on one tenant's keys: KEYS[1] leases (zset: run id → lease expiry ms),
 // KEYS[2] parked (zset: run id → arrival ms), KEYS[3] parked jobs (hash: run id → job data JSON),
 // KEYS[4] rewake (set of runs submitted while holding a slot), KEYS[5] the set of tenants with
-// parked runs (what `reconcile` walks). ARGV[1] now, ARGV[2] lease expiry, ARGV[3] cap, ARGV[4]
+// parked runs (what `reconcile` walks), KEYS[6] the number of parked runs. ARGV[1] now, ARGV[2] lease expiry, ARGV[3] cap, ARGV[4]
 // tenant id. They return { outcome, id1, json1, id2, json2, … }: the runs to dispatch.
 const PRELUDE = `
 local now, expiry, cap, tenant = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local out = { 'none' }
 local function park(id, json)
-  if redis.call('ZADD', KEYS[2], 'NX', now, id) == 1 then redis.call('HSET', KEYS[3], id, json) end
+  if redis.call('ZADD', KEYS[2], 'NX', now, id) == 1 then
+    redis.call('HSET', KEYS[3], id, json)
+    redis.call('INCR', KEYS[6])
+  end
   redis.call('SADD', KEYS[5], tenant)
 end
 local function fill()
@@ -27,6 +30,7 @@ local function fill()
     local head = redis.call('ZPOPMIN', KEYS[2])
     if #head == 0 then break end
     local id = head[1]
+    redis.call('DECR', KEYS[6])
     redis.call('ZADD', KEYS[1], expiry, id)
     out[#out + 1] = id
     out[#out + 1] = redis.call('HGET', KEYS[3], id) or ''
@@ -66,7 +70,7 @@ return out`;
 
 /** ARGV[5] run id. */
 const FORGET = `${PRELUDE}
-redis.call('ZREM', KEYS[2], ARGV[5])
+if redis.call('ZREM', KEYS[2], ARGV[5]) == 1 then redis.call('DECR', KEYS[6]) end
 redis.call('HDEL', KEYS[3], ARGV[5])
 redis.call('SREM', KEYS[4], ARGV[5])
 if redis.call('ZCARD', KEYS[2]) == 0 then redis.call('SREM', KEYS[5], tenant) end
@@ -100,7 +104,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RunSchedul
   });
   redis.on('error', () => {}); // surfaced through the failing commands
   const scripts = { offer: OFFER, release: RELEASE, reconcile: RECONCILE, forget: FORGET };
-  for (const [name, lua] of Object.entries(scripts)) redis.defineCommand(`sched_${name}`, { numberOfKeys: 5, lua });
+  for (const [name, lua] of Object.entries(scripts)) redis.defineCommand(`sched_${name}`, { numberOfKeys: 6, lua });
   const run = (name: keyof typeof scripts): Script => {
     const command = (redis as unknown as Record<string, (...args: Array<string | number>) => Promise<string[]>>)[
       `sched_${name}`
@@ -109,12 +113,14 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RunSchedul
   };
   const prefix = `${options.prefix ?? 'agentry'}:sched`;
   const tenantsKey = `${prefix}:tenants`;
+  const backlogKey = `${prefix}:parked-count`;
   const keys = (tenantId: string) => [
     `${prefix}:${tenantId}:leases`,
     `${prefix}:${tenantId}:parked`,
     `${prefix}:${tenantId}:jobs`,
     `${prefix}:${tenantId}:rewake`,
     tenantsKey,
+    backlogKey,
   ];
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const args = (tenantId: string) => {
@@ -192,6 +198,9 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RunSchedul
         }
       } while (cursor !== '0');
       return dispatched;
+    },
+    async backlog() {
+      return Math.max(0, Number((await redis.get(backlogKey)) ?? 0));
     },
     async tracked(tenantId, runIds) {
       if (runIds.length === 0) return new Set();

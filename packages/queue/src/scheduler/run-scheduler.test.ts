@@ -67,6 +67,7 @@ describe.each(implementations)('run scheduler: %s', (name, make) => {
     const outcomes = [];
     for (const id of ['a1', 'a2', 'a3', 'a4']) outcomes.push(await scheduler.submit(run('A', id)));
     expect(outcomes).toEqual(['dispatched', 'dispatched', 'parked', 'parked']);
+    expect(await scheduler.backlog()).toBe(2);
     expect(await scheduler.submit(run('B', 'b1'))).toBe('dispatched');
     expect(ids(dispatched)).toEqual(['a1', 'a2', 'b1']);
     // The job data travels whole, also through the wait list.
@@ -186,6 +187,8 @@ describe.each(implementations)('run scheduler: %s', (name, make) => {
           pending = dispatched.length;
           for (const job of jobs) await takeJob(job);
         }
+        // Nothing is left parked, and the parked-run counter agrees.
+        expect(await scheduler.backlog()).toBe(0);
         await scheduler.close();
         expect(maxRunning.A).toBeLessThanOrEqual(cap);
         expect(maxRunning.B).toBeLessThanOrEqual(cap);

@@ -42,6 +42,8 @@ export interface RunScheduler {
    * runs. Returns how many runs it dispatched. Call at a low rate (every few seconds per process).
    */
   reconcile(): Promise<number>;
+  /** How many runs are parked, all tenants together (a counter: cheap to read). */
+  backlog(): Promise<number>;
   /** Which of these runs of a tenant the scheduler holds (parked, or holding a live slot). */
   tracked(tenantId: string, runIds: string[]): Promise<Set<string>>;
   close(): Promise<void>;
