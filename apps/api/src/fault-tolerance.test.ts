@@ -1,13 +1,14 @@
-import type { ChildProcess } from 'node:child_process';
-import { availableServices, freePort, startPrivateRedis } from '@agentry/testkit';
+import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   createTenant,
+  exited,
   type Harness,
   rowCounts,
   seedConfig,
   startHarness,
+  startWithPrivateRedis,
   waitForRun,
 } from './test-support/harness.ts';
 
@@ -40,12 +41,6 @@ function scriptBooking(h: Harness) {
     },
     { type: 'reply', text: 'Booked.' },
   );
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise((r) => child.once('exit', (code) => r(code)));
 }
 
 describe.runIf(ready)('worker crashes and shutdowns (Postgres + BullMQ, worker processes)', () => {
@@ -125,20 +120,14 @@ describe.runIf(ready)('worker crashes and shutdowns (Postgres + BullMQ, worker p
 });
 
 describe.runIf(ready)('Redis faults (a private redis-server)', () => {
+  let p: Awaited<ReturnType<typeof startWithPrivateRedis>>;
   let h: Harness;
   let key: string;
-  let redis: ChildProcess;
-  let port: number;
   beforeAll(async () => {
-    port = await freePort();
-    redis = await startPrivateRedis(port);
-    h = await startHarness('production', 'openai', { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, workers: 1 });
-    key = await createTenant(h);
+    p = await startWithPrivateRedis();
+    ({ h, key } = p);
   }, 60_000);
-  afterAll(async () => {
-    await h?.close();
-    redis?.kill('SIGKILL');
-  });
+  afterAll(() => p?.close());
 
   it('Redis restarted mid-run: the run still completes', async () => {
     const conversationId = await setUp(h, key, false);
@@ -146,9 +135,9 @@ describe.runIf(ready)('Redis faults (a private redis-server)', () => {
     h.endpoint.respondWith(() => ({ status: 200, body: { saved: true }, delayMs: 2000 }));
     const run = await sendAsync(h, key, conversationId, 'book kim@example.com');
     await h.endpoint.waitForRequests(1, 10_000);
-    redis.kill('SIGKILL');
-    await exited(redis);
-    redis = await startPrivateRedis(port);
+    p.redis.kill('SIGKILL');
+    await exited(p.redis);
+    await p.restartRedis();
     const done = await waitForRun(h, key, run.json.id, 45_000);
     expect(done.status).toBe('completed');
     expect(h.endpoint.requests).toHaveLength(1);
@@ -156,8 +145,8 @@ describe.runIf(ready)('Redis faults (a private redis-server)', () => {
 
   it('Redis down while the API takes a message: 503 queue_unavailable and no orphan rows', async () => {
     const conversationId = await setUp(h, key, false);
-    redis.kill('SIGKILL');
-    await exited(redis);
+    p.redis.kill('SIGKILL');
+    await exited(p.redis);
     try {
       const before = await rowCounts(h);
       const res = await call(h, 'POST', `/v1/conversations/${conversationId}/messages`, {
@@ -175,7 +164,7 @@ describe.runIf(ready)('Redis faults (a private redis-server)', () => {
       expect((await call(h, 'GET', '/healthz')).status).toBe(200);
       expect((await call(h, 'GET', `/v1/conversations/${conversationId}`, { key })).status).toBe(200);
     } finally {
-      redis = await startPrivateRedis(port);
+      await p.restartRedis();
     }
     // Back to `ready` once Redis answers again.
     const until = Date.now() + 15_000;

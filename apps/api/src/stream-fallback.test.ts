@@ -1,17 +1,17 @@
-import type { ChildProcess } from 'node:child_process';
-import { availableServices, freePort, startPrivateRedis } from '@agentry/testkit';
+import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, type Harness, type SseEvent, seedConfig, startHarness } from './test-support/harness.ts';
+import {
+  call,
+  exited,
+  type Harness,
+  type SseEvent,
+  seedConfig,
+  startWithPrivateRedis,
+} from './test-support/harness.ts';
 
 const ready = availableServices().postgres && availableServices().redis;
 if (!ready)
   console.warn('[stream-fallback] NOTICE: Postgres or Redis unavailable: bus-failure stream tests are SKIPPED.');
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise((r) => child.once('exit', (code) => r(code)));
-}
 
 /** An SSE stream read in the background: its events so far, and a promise of all of them at its end. */
 function openStream(h: Harness, key: string, runId: string) {
@@ -60,20 +60,14 @@ function expectOutcomeFromDatabase(events: SseEvent[], runId: string) {
 }
 
 describe.runIf(ready)('event streams when Redis goes away (a private redis-server)', () => {
+  let p: Awaited<ReturnType<typeof startWithPrivateRedis>>;
   let h: Harness;
   let key: string;
-  let redis: ChildProcess;
-  let port: number;
   beforeAll(async () => {
-    port = await freePort();
-    redis = await startPrivateRedis(port);
-    h = await startHarness('production', 'openai', { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, workers: 1 });
-    key = await createTenant(h);
+    p = await startWithPrivateRedis();
+    ({ h, key } = p);
   }, 60_000);
-  afterAll(async () => {
-    await h?.close();
-    redis?.kill('SIGKILL');
-  });
+  afterAll(() => p?.close());
 
   it('streams open when Redis dies, and one opened while it is down, end with the outcome their runs reached', async () => {
     const config = seedConfig();
@@ -105,8 +99,8 @@ describe.runIf(ready)('event streams when Redis goes away (a private redis-serve
     const open = [runs[0]!, runs[0]!, runs[1]!, runs[2]!].map((run) => ({ run, ...openStream(h, key, run) }));
     await until(() => open.every((s) => s.events.some((e) => e.id !== undefined)));
 
-    redis.kill('SIGKILL');
-    await exited(redis);
+    p.redis.kill('SIGKILL');
+    await exited(p.redis);
     try {
       const late = { run: runs[2]!, ...openStream(h, key, runs[2]!) };
       for (const stream of [...open, late]) {
@@ -120,7 +114,7 @@ describe.runIf(ready)('event streams when Redis goes away (a private redis-serve
       expectOutcomeFromDatabase(await after.ended, runs[1]!);
     } finally {
       // Back up for the harness's shutdown (its queue and workers close through Redis).
-      redis = await startPrivateRedis(port);
+      await p.restartRedis();
     }
   }, 60_000);
 
@@ -149,14 +143,14 @@ describe.runIf(ready)('event streams when Redis goes away (a private redis-serve
       body: { content: 'book kim@example.com' },
     });
     await h.endpoint.waitForRequests(before + 1, 20_000);
-    redis.kill('SIGKILL');
-    await exited(redis);
+    p.redis.kill('SIGKILL');
+    await exited(p.redis);
     try {
       const res = await answer;
       expect(res.status).toBe(200);
       expect(res.json.status).toBe('completed');
     } finally {
-      redis = await startPrivateRedis(port);
+      await p.restartRedis();
     }
   }, 90_000);
 });

@@ -10,8 +10,10 @@ import {
   createTestDatabase,
   deleteRedisKeys,
   type FakeLlmServer,
+  freePort,
   type RecordingServer,
   startFakeLlm,
+  startPrivateRedis,
   startRecordingServer,
   testServices,
 } from '@agentry/testkit';
@@ -267,4 +269,50 @@ export async function waitForRun(h: Harness, key: string, runId: string, timeout
     if (FINAL.has(run.json.status) || Date.now() > until) return run.json;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Resolves with a child process's exit code once it has exited. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((r) => child.once('exit', (code) => r(code)));
+}
+
+/**
+ * A production-mode harness (one worker process) on a private redis-server, for tests that kill
+ * and restart Redis; `redis` is the current server process (`restartRedis` starts a new one on the
+ * same port).
+ *
+ * @example
+ * const p = await startWithPrivateRedis();
+ * p.redis.kill('SIGKILL');
+ * await p.restartRedis();
+ */
+export async function startWithPrivateRedis(): Promise<{
+  h: Harness;
+  key: string;
+  redis: ChildProcess;
+  restartRedis(): Promise<void>;
+  close(): Promise<void>;
+}> {
+  const port = await freePort();
+  const state = {
+    redis: await startPrivateRedis(port),
+  };
+  const h = await startHarness('production', 'openai', { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, workers: 1 });
+  const key = await createTenant(h);
+  return {
+    h,
+    key,
+    get redis() {
+      return state.redis;
+    },
+    async restartRedis() {
+      state.redis = await startPrivateRedis(port);
+    },
+    async close() {
+      await h.close();
+      state.redis.kill('SIGKILL');
+    },
+  };
 }

@@ -67,21 +67,27 @@ function claimStatement(tx: Tx, ref: RunRef, inTurn = false): Promise<Run[]> {
   return (inTurn ? claimInTurn : claimAnyway)(tx, { id: ref.id, tenantId: ref.tenantId });
 }
 
-function buildClaim(db: Db, inTurn: boolean) {
+/**
+ * An earlier active run of the same conversation as the `runs` row of the outer statement: while
+ * one exists, that run waits its turn (a conversation's runs go one at a time, oldest first).
+ */
+function earlierActiveRun(db: Db) {
   const earlier = alias(runs, 'earlier');
-  const turn = notExists(
-    db
-      .select({ one: sql`1` })
-      .from(earlier)
-      .where(
-        and(
-          eq(earlier.conversationId, runs.conversationId),
-          eq(earlier.tenantId, runs.tenantId),
-          isActiveRun(earlier.status),
-          sql`(${earlier.createdAt}, ${earlier.id}) < (${runs.createdAt}, ${runs.id})`,
-        ),
+  return db
+    .select({ one: sql`1` })
+    .from(earlier)
+    .where(
+      and(
+        eq(earlier.conversationId, runs.conversationId),
+        eq(earlier.tenantId, runs.tenantId),
+        isActiveRun(earlier.status),
+        sql`(${earlier.createdAt}, ${earlier.id}) < (${runs.createdAt}, ${runs.id})`,
       ),
-  );
+    );
+}
+
+function buildClaim(db: Db, inTurn: boolean) {
+  const turn = notExists(earlierActiveRun(db));
   return db
     .update(runs)
     .set({
@@ -704,23 +710,12 @@ export type StaleRun = Run & { behindEarlierRun: boolean };
 /**
  * Runs that look abandoned: queued or running, without a sign of life (heartbeat, or creation)
  * since `before`; the longest silent first, at most `limit` (read through `runs_active_idx`; no
- * index on the heartbeat, which would take the HOT update from every heartbeat). `behindEarlierRun`: a queued run waiting for its conversation's
- * earlier active run, which wakes it when it ends. System scope: the sweeper looks across tenants
+ * index on the heartbeat, which would take the HOT update from every heartbeat). `behindEarlierRun`:
+ * a queued run waiting for its conversation's earlier active run, which wakes it when it ends. System scope: the sweeper looks across tenants
  * (it then works on each run in its own tenant).
  */
 export async function staleRuns(db: Db, before: Date, limit = 100): Promise<StaleRun[]> {
-  const earlier = alias(runs, 'earlier');
-  const behind = sql<boolean>`exists (${db
-    .select({ one: sql`1` })
-    .from(earlier)
-    .where(
-      and(
-        eq(earlier.conversationId, runs.conversationId),
-        eq(earlier.tenantId, runs.tenantId),
-        isActiveRun(earlier.status),
-        sql`(${earlier.createdAt}, ${earlier.id}) < (${runs.createdAt}, ${runs.id})`,
-      ),
-    )})`;
+  const behind = sql<boolean>`exists (${earlierActiveRun(db)})`;
   const rows = await withSystemScope(db, 'stuck-run sweeper', (tx) =>
     tx
       .select({ run: runs, behindEarlierRun: behind })
