@@ -3,7 +3,9 @@ import { giveBackAdmissionTurn } from './admission.ts';
 import type { RunFinishWatch } from './run-finish-watch.ts';
 
 /**
- * Waits until a run's event stream says it ended (a `final` event), at most `timeoutMs`. The API
+ * Waits until a run's event stream says it ended (a `final` event) — or, with `orParked`, that it
+ * parked for a person (`run-status` `waiting`: only for a new run, whose stream holds no earlier
+ * pause) — at most `timeoutMs`. The API
  * waits on the run itself, not on a queue job: a run may be dispatched more than once (parked at its
  * tenant's cap, woken behind its conversation's earlier run, retried after a fault). When the bus
  * fails (Redis down), the wait goes on through the database's run-finished notifications
@@ -18,6 +20,7 @@ export async function waitForRunEnd(
   runId: string,
   timeoutMs: number,
   runFinishes?: RunFinishWatch,
+  options: { orParked?: boolean } = {},
 ): Promise<'finished' | 'timeout'> {
   // Waiting does no database work: the request's admission turn goes to someone else meanwhile.
   giveBackAdmissionTurn();
@@ -29,6 +32,8 @@ export async function waitForRunEnd(
       endWhenUnavailable: runFinishes !== undefined,
     })) {
       if (record.event.final === true) return 'finished';
+      if (options.orParked && record.event.type === 'run-status' && record.event.status === 'waiting')
+        return 'finished';
     }
     return 'timeout';
   } catch {

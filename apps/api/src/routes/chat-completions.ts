@@ -289,7 +289,9 @@ function metaOf(run: Run, model: string): CompletionMeta {
 }
 
 async function completion(deps: ApiDeps, c: Context, tenantId: string, started: StartedRun, model: string) {
-  const outcome = await waitForRunEnd(deps.events, started.run.id, deps.runWaitMs, deps.runFinishes);
+  const outcome = await waitForRunEnd(deps.events, started.run.id, deps.runWaitMs, deps.runFinishes, {
+    orParked: true,
+  });
   const run = (await getRun(deps.db, tenantId, started.run.id)) ?? started.run;
   if (outcome === 'timeout' || run.status !== 'completed') throw runError(run);
   const content = replyText(await listRunMessages(deps.db, tenantId, run.id));

@@ -377,7 +377,7 @@ export function conversationRoutes(deps: ApiDeps) {
       c.header('preference-applied', 'respond-async');
       return c.json(forPrincipal(c.var.principal, runView(run, [])), 202);
     }
-    const outcome = await waitForRunEnd(deps.events, run.id, deps.runWaitMs, deps.runFinishes);
+    const outcome = await waitForRunEnd(deps.events, run.id, deps.runWaitMs, deps.runFinishes, { orParked: true });
     const { stored, written } = await withTenantScope(deps.db, tenantId, async (db) => {
       const stored = await getRun(db, tenantId, run.id);
       return { stored, written: stored ? await listRunMessages(db, tenantId, run.id) : [] };
