@@ -131,6 +131,19 @@ describe('chaos invariants', () => {
     expect(check(['1-0', '2-0', '3-0'])).toBe(0);
     expect(check(['1-0', '3-0'])).toBe(1);
     expect(check(['1-0', '2-0', '2-0', '3-0'])).toBe(1);
+    // A stream whose bus failed ends with the run from the database: exact up to its last bus event.
+    const fellBack = (ids: string[]) => {
+      const record = stream(ids);
+      record.events.push({ id: undefined, event: 'run', data: {} }, { id: undefined, event: 'run-status', data: {} });
+      return checkResumedStreams(
+        observations({
+          records: { conversations: [], streams: [record], createFailures: [] },
+          replays: new Map([['r1', replay]]),
+        }),
+      ).violations.length;
+    };
+    expect(fellBack(['1-0'])).toBe(0);
+    expect(fellBack(['2-0'])).toBe(1);
   });
 
   it('a 500 and a 503 without Retry-After are violations; exits count unless the suite killed', () => {
