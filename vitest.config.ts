@@ -12,5 +12,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at once on the 2-core machines: most test time is waiting (fake model delays,
+    // process starts, private Postgres/Redis restarts), and one at a time took the suite to 19 min.
+    maxWorkers: 2,
   },
 });
