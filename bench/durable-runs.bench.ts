@@ -136,12 +136,13 @@ interface Platform {
 }
 
 /** The fields the bench reads from the API's answers. */
-interface Created {
+export interface Created {
   id: string;
   api_key: { key: string };
 }
 
-async function api(url: string, path: string, key: string, body: unknown): Promise<Created> {
+/** A POST to the platform's API that must succeed; its JSON answer. */
+export async function api(url: string, path: string, key: string, body: unknown): Promise<Created> {
   const res = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

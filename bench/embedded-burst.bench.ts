@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { api } from './durable-runs.bench.ts';
 import type { BenchResult } from './run.ts';
 import { summarize } from './stats.ts';
 import { cpuMs } from './support/proc.ts';
@@ -119,23 +120,6 @@ async function startEmbedded(llm: string, env: Record<string, string>): Promise<
     await sleep(200);
   }
   return { child, url, stop };
-}
-
-/** The fields the bench reads from the API's answers. */
-interface Created {
-  id: string;
-  api_key: { key: string };
-}
-
-async function post(url: string, path: string, key: string, body: unknown): Promise<Created> {
-  const res = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as Created;
-  if (res.status >= 300) throw new Error(`POST ${path} → ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 /** The durable-runs bench's agent (one HTTP tool call, then the answer) on the model taking SLOW_MS per call. */
@@ -246,11 +230,11 @@ interface Measured {
 async function burst(services: { llm: string; tool: string }, env: Record<string, string>): Promise<Measured> {
   const platform = await startEmbedded(services.llm, env);
   try {
-    const key = (await post(platform.url, '/v1/tenants', ADMIN_TOKEN, { name: 'Burst' })).api_key.key;
-    const agentId = (await post(platform.url, '/v1/agents', key, { config: agentConfig(services.tool) })).id;
+    const key = (await api(platform.url, '/v1/tenants', ADMIN_TOKEN, { name: 'Burst' })).api_key.key;
+    const agentId = (await api(platform.url, '/v1/agents', key, { config: agentConfig(services.tool) })).id;
     const conversations: string[] = [];
     for (let i = 0; i < BURST; i++)
-      conversations.push((await post(platform.url, '/v1/conversations', key, { agent_id: agentId })).id);
+      conversations.push((await api(platform.url, '/v1/conversations', key, { agent_id: agentId })).id);
     await sleep(1000);
     const probe = startProbe(platform.url);
     await sleep(200);
