@@ -67,7 +67,8 @@ export async function sweepStuckRuns(
   const now = Date.now();
   let requeued = 0;
   let timedOut = 0;
-  await options.scheduler.reconcile();
+  // Redis away: the database's part of the pass (waiting-run expiry below) still runs.
+  await options.scheduler.reconcile().catch(() => 0);
   const stale = await staleRuns(options.db, new Date(now - options.staleAfterMs));
   const waiting = await legitimatelyWaiting(options, stale);
   for (const run of stale) {
