@@ -66,10 +66,11 @@ export interface Services {
   stop(): Promise<void>;
 }
 
-/** Starts bench/support/fake-services.ts as its own process. */
-export async function startServices(): Promise<Services> {
+/** Starts bench/support/fake-services.ts as its own process (`env`: e.g. `SLOW_MS` for `fake-slow`). */
+export async function startServices(env: Record<string, string> = {}): Promise<Services> {
   const child = spawn(process.execPath, [join(repoRoot, 'bench/support/fake-services.ts')], {
     cwd: repoRoot,
+    ...(Object.keys(env).length > 0 ? { env: { ...process.env, ...env } } : {}),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {
@@ -80,7 +81,8 @@ export async function startServices(): Promise<Services> {
   return { llm, tool, pid: child.pid!, stop: () => stopChild(child, 5000) };
 }
 
-function stopChild(child: ChildProcess, deadlineMs: number): Promise<void> {
+/** SIGTERM, then SIGKILL after `deadlineMs`; resolves once the child exited. */
+export function stopChild(child: ChildProcess, deadlineMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);

@@ -11,12 +11,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { api } from './durable-runs.bench.ts';
+import { freePort } from '@agentry/testkit';
+import { api, startServices, stopChild } from './durable-runs.bench.ts';
 import type { BenchResult } from './run.ts';
 import { summarize } from './stats.ts';
 import { cpuMs } from './support/proc.ts';
@@ -38,44 +37,6 @@ const PLATFORM_ENV = { RATE_LIMIT_PER_MINUTE: '10000000', EGRESS_ALLOWLIST: '127
 interface Child {
   child: ChildProcess;
   stop(): Promise<void>;
-}
-
-function stopChild(child: ChildProcess, deadlineMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-/** bench/support/fake-services.ts in its own process: the instant fake model and the tool endpoint. */
-async function startServices(): Promise<Child & { llm: string; tool: string }> {
-  const child = spawn(process.execPath, [join(repoRoot, 'bench/support/fake-services.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, SLOW_MS: String(MODEL_MS) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`fake services exited with ${code}`)));
-  });
-  const { llm, tool } = JSON.parse(line) as { llm: string; tool: string };
-  return { child, llm, tool, stop: () => stopChild(child, 5000) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = net.createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => done(port));
-    });
-  });
 }
 
 async function startEmbedded(llm: string, env: Record<string, string>): Promise<Child & { url: string }> {
@@ -307,7 +268,7 @@ function figures(label: string, m: Measured, baseline?: Measured): BenchResult[]
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const services = await startServices();
+  const services = await startServices({ SLOW_MS: String(MODEL_MS) });
   try {
     const log = (text: string) => process.stdout.write(`  ${text}\n`);
     log('limiter off (ADMISSION_MAX_IN_FLIGHT=0, ADMISSION_MAX_QUEUED_RUNS=0)');
