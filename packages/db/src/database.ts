@@ -8,6 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { takeTurnsWithIo } from './pglite-turns.ts';
 import { pipelinedPostgres } from './postgres-pipelining.ts';
 import { APP_ROLE, ROW_LEVEL_SECURITY_SQL } from './row-level-security.ts';
 
@@ -235,6 +236,9 @@ async function untilReachable(step: () => Promise<void>, onRetry?: (error: unkno
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  // After start-up: PGlite's own initialisation queries through `query`, inside the first call.
+  await client.waitReady;
+  takeTurnsWithIo(client);
   const db = drizzlePglite(client);
   await client.query(`select set_config('app.system', 'on', false)`);
   await migratePglite(db, { migrationsFolder });
