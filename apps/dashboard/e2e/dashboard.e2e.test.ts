@@ -20,6 +20,7 @@ import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
 import { ADMIN_TOKEN, call, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
+import { buildDashboard } from './build-dashboard.ts';
 import { startStaticServer } from './static-server.ts';
 
 const appDir = fileURLToPath(new URL('../', import.meta.url));
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   rmSync(shotsDir, { recursive: true, force: true });
   mkdirSync(shotsDir, { recursive: true });
   console.log('building the dashboard and the widget…');
-  await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
+  await buildDashboard();
   await build({ root: widgetDir, configFile: join(widgetDir, 'vite.config.ts'), logLevel: 'warn' });
 
   // The same platform the API tests use: embedded mode, fake model, recording tool endpoint.

@@ -7,6 +7,7 @@ import { checkRequestHeaders, headersForRedirect } from './egress/headers.ts';
 import { limitBody } from './egress/limit-body.ts';
 import { pooledPinnedAgent } from './egress/pinned-agent.ts';
 import { type EgressPolicy, strictEgressPolicy } from './egress/policy.ts';
+import { assertNoSecretCrossesOrigin, secretForms } from './egress/secret-redirect.ts';
 
 export { type AddressClass, type AddressRule, classifyAddress } from './egress/address-rules.ts';
 export { invalidAllowlistEntries, mergeAllowlists } from './egress/allowlist.ts';
@@ -42,6 +43,13 @@ export interface EgressOptions {
   signal?: AbortSignal;
   /** @deprecated test seam only: replaces undici's fetch; every check still runs before it is called. */
   fetch?: EgressSend | typeof fetch;
+  /**
+   * The secret values filled into the request (`{{secrets.X}}`). None of them ever follows a
+   * redirect to another origin: headers carrying one are dropped, and a redirect that would still
+   * carry one (in its new URL, a re-sent body, or the repeated URL of a 307/308) is refused with
+   * `egress_redirect_refused`.
+   */
+  secrets?: readonly string[];
 }
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
@@ -57,12 +65,13 @@ const defaultSend: EgressSend = (url, init) => undiciFetch(url, init) as unknown
  * to exactly the checked addresses (no DNS-rebinding window), over a kept-alive connection when an
  * earlier request to the same origin was checked to the same addresses. Redirects are followed by hand up to
  * `policy.maxRedirects`, each hop re-checked; 303 (and 301/302 after POST) become a body-less GET;
- * a cross-origin hop keeps only {@link crossOriginSafeHeaders}. Header injection (CR/LF, `Host`,
+ * a cross-origin hop keeps only {@link crossOriginSafeHeaders} (minus any carrying one of
+ * `options.secrets`), and is refused when it would still carry a secret (see {@link EgressOptions.secrets}). Header injection (CR/LF, `Host`,
  * hop-by-hop headers) is refused before anything is sent. The body is capped at
  * `policy.maxResponseBytes` and the whole exchange at `policy.timeoutMs`.
  *
  * Refusals throw {@link EgressError} (`egress_forbidden_scheme`, `egress_forbidden_address`,
- * `egress_dns_failed`, `egress_too_many_redirects`, `egress_bad_header`); reading past the size cap
+ * `egress_dns_failed`, `egress_too_many_redirects`, `egress_redirect_refused`, `egress_bad_header`); reading past the size cap
  * fails with `egress_response_too_large`. Network failures and aborts throw as fetch does.
  *
  * @example
@@ -77,7 +86,7 @@ export async function egressFetch(request: RenderedRequest, options: EgressOptio
   // not only when the deadline passes: a finished call would hold them for the whole timeout.
   const deadline = createDeadlineSignal(options.signal, policy.timeoutMs, 'The tool did not answer in time');
   try {
-    return await exchange(request, policy, send, deadline);
+    return await exchange(request, policy, send, deadline, secretForms(options.secrets ?? []));
   } catch (error) {
     deadline.dispose();
     throw error;
@@ -89,6 +98,7 @@ async function exchange(
   policy: EgressPolicy,
   send: EgressSend,
   deadline: DeadlineSignal,
+  secrets: readonly string[],
 ): Promise<Response> {
   const { signal } = deadline;
   let url = new URL(request.url);
@@ -127,7 +137,15 @@ async function exchange(
       method = 'GET';
       body = undefined;
     }
-    headers = headersForRedirect(headers, { crossOrigin: next.origin !== url.origin, dropBody: toGet });
+    assertNoSecretCrossesOrigin(
+      { status: response.status, from: url, to: next, resentBody: body, hop: hop + 1 },
+      secrets,
+    );
+    headers = headersForRedirect(headers, {
+      crossOrigin: next.origin !== url.origin,
+      dropBody: toGet,
+      secretForms: secrets,
+    });
     url = next;
   }
 }

@@ -182,6 +182,7 @@ async function attemptOnce(
     const response = await egressFetch(request, {
       policy,
       signal: deadline.signal,
+      secrets: secretValues(tool, options.context.secrets),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const maxBytes = Math.min(options.maxResponseBytes ?? defaultMaxResponseBytes, policy.maxResponseBytes);
@@ -210,6 +211,11 @@ async function attemptOnce(
   } finally {
     deadline.dispose();
   }
+}
+
+/** The values of the secrets this tool's templates read: what must never follow a redirect to another origin. */
+function secretValues(tool: CompiledTool, secrets: Record<string, string>): string[] {
+  return tool.secretNames.map((name) => secrets[name]).filter((v): v is string => typeof v === 'string');
 }
 
 function toResult(

@@ -6,6 +6,7 @@ export type EgressErrorCode =
   | 'egress_forbidden_address'
   | 'egress_dns_failed'
   | 'egress_too_many_redirects'
+  | 'egress_redirect_refused'
   | 'egress_bad_header'
   | 'egress_response_too_large';
 

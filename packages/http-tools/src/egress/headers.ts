@@ -1,5 +1,6 @@
 import { headerNameProblem } from '@agentry/config';
 import { EgressError } from './egress-error.ts';
+import { carriesSecret } from './secret-redirect.ts';
 
 const forbiddenValue = /[\r\n\0]/;
 
@@ -43,19 +44,22 @@ export function checkRequestHeaders(headers: Readonly<Record<string, string>>): 
 }
 
 /**
- * The headers for the next hop of a redirect.
+ * The headers for the next hop of a redirect. A cross-origin hop keeps only
+ * {@link crossOriginSafeHeaders}, and none of those either when its value carries a secret
+ * (`secretForms`: the spellings of the request's secrets; a `User-Agent` can be templated too).
  *
  * @example
  * headersForRedirect({ Authorization: 'x', Accept: 'a' }, { crossOrigin: true, dropBody: false }); // { Accept: 'a' }
  */
 export function headersForRedirect(
   headers: Readonly<Record<string, string>>,
-  options: { crossOrigin: boolean; dropBody: boolean },
+  options: { crossOrigin: boolean; dropBody: boolean; secretForms?: readonly string[] },
 ): Record<string, string> {
   const next: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (options.crossOrigin && !crossOriginSafeHeaders.has(lower)) continue;
+    if (options.crossOrigin && carriesSecret(value, options.secretForms ?? [])) continue;
     if (options.dropBody && bodyHeaders.has(lower)) continue;
     next[name] = value;
   }
