@@ -17,17 +17,20 @@ export interface EgressTransportFetch {
 
 /**
  * A `fetch` for the MCP SDK's HTTP transports that sends every request through `egressFetch`: the
- * same SSRF rules, allowlist, redirect checks and body cap as HTTP tools. `lifetimeMs` replaces
+ * same SSRF rules, allowlist, redirect checks and body cap as HTTP tools, and the same rule that
+ * the values of `secrets` (those the server's URL and headers read) never follow a redirect to
+ * another origin. `lifetimeMs` replaces
  * the policy's per-request deadline, because an MCP session keeps streams open (the SSE
  * transport's event stream, Streamable HTTP's response streams) for as long as the session runs.
  *
  * @example
- * const { fetch } = egressTransportFetch(policy, 60_000);
+ * const { fetch } = egressTransportFetch(policy, 60_000, [token]);
  * new StreamableHTTPClientTransport(new URL(url), { fetch });
  */
 export function egressTransportFetch(
   policy: EgressPolicy = strictEgressPolicy,
   lifetimeMs = policy.timeoutMs,
+  secrets: readonly string[] = [],
 ): EgressTransportFetch {
   const session = createEgressPolicy({
     allowlist: policy.allowlist,
@@ -49,7 +52,7 @@ export function egressTransportFetch(
     try {
       return await egressFetch(
         { method: init?.method ?? 'GET', url: String(url), headers, ...(typeof body === 'string' ? { body } : {}) },
-        { policy: session, ...(init?.signal ? { signal: init.signal } : {}) },
+        { policy: session, secrets, ...(init?.signal ? { signal: init.signal } : {}) },
       );
     } catch (error) {
       if (isEgressError(error)) refused = error;

@@ -172,3 +172,46 @@ describe('publish-time rules', () => {
     }
   });
 });
+
+describe('secrets and redirects', () => {
+  it('never follows a redirect that would carry a secret of the server URL to another origin', async () => {
+    const { createServer } = await import('node:http');
+    const received: string[] = [];
+    const other = createServer((req, res) => {
+      received.push(req.url ?? '');
+      res.writeHead(404).end();
+    });
+    // The first origin echoes the query (and with it the secret) into a redirect to the second.
+    const first = createServer((req, res) => {
+      const query = new URL(req.url ?? '/', 'http://x').search;
+      res.writeHead(307, { location: `http://127.0.0.1:${portOf(other)}/mcp${query}` }).end();
+    });
+    await Promise.all([listen(other), listen(first)]);
+    try {
+      const agent = agentFor([
+        {
+          name: 'desk',
+          transport: 'http',
+          url: `http://127.0.0.1:${portOf(first)}/mcp?key={{secrets.DESK}}`,
+          timeout: 1,
+        },
+      ]);
+      const found = await discoverMcpTools(agent, { secrets: { DESK: 'redirect-s3cret' }, egress: loopback });
+      expect(found.ok).toBe(false);
+      expect(JSON.stringify(found)).toContain('egress_redirect_refused');
+      expect(JSON.stringify(found)).not.toContain('redirect-s3cret');
+      expect(received).toEqual([]);
+    } finally {
+      first.close();
+      other.close();
+    }
+  });
+});
+
+function listen(server: import('node:http').Server) {
+  return new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+}
+
+function portOf(server: import('node:http').Server) {
+  return (server.address() as import('node:net').AddressInfo).port;
+}

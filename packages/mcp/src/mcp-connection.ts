@@ -106,7 +106,8 @@ function openTransport(
     return { transport };
   }
   const { url, headers } = server.render(options.secrets);
-  const guard = egressTransportFetch(options.egress, options.lifetimeMs);
+  const secretValues = server.secretNames.flatMap((name) => options.secrets[name] ?? []);
+  const guard = egressTransportFetch(options.egress, options.lifetimeMs, secretValues);
   const target = new URL(url);
   const transport =
     server.transport === 'sse'
