@@ -66,6 +66,29 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variab
 const END_USER_CODE = 'end_user_rate_limited';
 
 /**
+ * Resolves true once the limiter's Redis connection is ready, false after `timeoutMs`. Wait for it
+ * before serving: the client has no offline queue, so a request counted while it still connects
+ * goes to the per-process fallback counter, which the shared one never sees (a burst at start-up
+ * was admitted past its limit that way).
+ *
+ * @example
+ * if (!(await limiterReady(redis, 10_000))) logger.warn('rate limits count per process for now');
+ */
+export function limiterReady(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.on('ready', onReady);
+  });
+}
+
+/**
  * Whom the per-end-user limit counts: a verified end user (per tenant), else an anonymous visitor
  * of a publishable key (per key and client IP); none for the tenant's own servers and users.
  * The per-visitor stream cap (stream-slots.ts) counts the same visitors.
