@@ -63,6 +63,20 @@ describe('reserved (system) context names are refused wherever a caller passes c
     });
   }
 
+  it('POST /v1/agents/tools/test: the same refusal, though the tester fills them itself', async () => {
+    const test = (context: Record<string, unknown>) =>
+      call(h, 'POST', '/v1/agents/tools/test', {
+        key,
+        body: { config: seedConfig(), tool: 'save_customer_information', arguments: { email: 'a@b.co' }, context },
+      });
+    const refused = await test({ dialogId: 'forged', plan: 'gold' });
+    expect([refused.status, refused.json.code]).toEqual([422, 'invalid_context']);
+    expect(refused.json.errors).toEqual([
+      expect.objectContaining({ path: '/dialogId', code: 'reserved_context_variable' }),
+    ]);
+    expect((await test({ plan: 'gold' })).status).toBe(200);
+  });
+
   it('POST /v1/chat/completions: a reserved name in metadata is an OpenAI-shaped invalid_context', async () => {
     const client = new OpenAI({ baseURL: `${h.platform.url}/v1`, apiKey: key, maxRetries: 0 });
     const before = await rowCounts(h);
