@@ -29,25 +29,11 @@ export interface RateLimitOptions {
  * Rate limits per end user, per tenant and per key (a fixed one-minute window), answering 429 with
  * Retry-After (`end_user_rate_limited` or `rate_limited`). The end user is counted first, so one
  * busy visitor is stopped before it uses up its tenant's and key's allowance. Counters live in
- * Redis so every API process shares them.
+ * Redis so every API process shares them; every mount with the same `options` object shares them
+ * in memory too.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const make = (keyPrefix: string) => {
-    const memory = new RateLimiterMemory({ keyPrefix, points: 1, duration: 60 });
-    // While Redis is unreachable each process counts on its own instead of failing the request.
-    return options.redis
-      ? new RateLimiterRedis({
-          storeClient: options.redis,
-          keyPrefix: `${options.prefix ?? 'agentry'}:rl:${keyPrefix}`,
-          points: 1,
-          duration: 60,
-          insuranceLimiter: memory,
-        })
-      : memory;
-  };
-  const tenantLimiter = make('tenant');
-  const keyLimiter = make('key');
-  const endUserLimiter = make('end-user');
+  const { tenantLimiter, keyLimiter, endUserLimiter } = limitersFor(options);
   return async (c, next) => {
     const endUser = options.perEndUserPerMinute ? endUserKey(c, options.trustedProxies ?? 0) : undefined;
     if (endUser) await consume(endUserLimiter, endUser, options.perEndUserPerMinute!, 'end user', END_USER_CODE);
@@ -61,6 +47,43 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variab
     if (key.status === 'rejected') throw key.reason;
     await next();
   };
+}
+
+type Limiter = RateLimiterMemory | RateLimiterRedis;
+interface Limiters {
+  tenantLimiter: Limiter;
+  keyLimiter: Limiter;
+  endUserLimiter: Limiter;
+}
+
+// One set of counters per options object: the tenant-scoped routes and the OpenAI-compatible ones
+// each mount the middleware, and separate memory counters would give a caller both allowances.
+const limiterSets = new WeakMap<RateLimitOptions, Limiters>();
+
+function limitersFor(options: RateLimitOptions): Limiters {
+  let limiters = limiterSets.get(options);
+  if (!limiters) {
+    limiters = makeLimiters(options);
+    limiterSets.set(options, limiters);
+  }
+  return limiters;
+}
+
+function makeLimiters(options: RateLimitOptions): Limiters {
+  const make = (keyPrefix: string) => {
+    const memory = new RateLimiterMemory({ keyPrefix, points: 1, duration: 60 });
+    // While Redis is unreachable each process counts on its own instead of failing the request.
+    return options.redis
+      ? new RateLimiterRedis({
+          storeClient: options.redis,
+          keyPrefix: `${options.prefix ?? 'agentry'}:rl:${keyPrefix}`,
+          points: 1,
+          duration: 60,
+          insuranceLimiter: memory,
+        })
+      : memory;
+  };
+  return { tenantLimiter: make('tenant'), keyLimiter: make('key'), endUserLimiter: make('end-user') };
 }
 
 const END_USER_CODE = 'end_user_rate_limited';
@@ -101,7 +124,7 @@ export function endUserKey(c: Context<{ Variables: AuthVariables }>, trustedProx
 }
 
 async function consume(
-  limiter: RateLimiterMemory | RateLimiterRedis,
+  limiter: Limiter,
   key: string,
   limit: number,
   scope: string,
