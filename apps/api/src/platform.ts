@@ -40,6 +40,7 @@ import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
+import { limiterReady } from './http/limits.ts';
 import { startRunFinishWatch } from './http/run-finish-watch.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
 import { createMemoryVisitorStreams, createRedisVisitorStreams } from './http/visitor-streams.ts';
@@ -58,6 +59,8 @@ export interface RunningPlatform {
   close(): Promise<void>;
 }
 
+/** How long start-up waits for the rate limiter's Redis before counting per process (seconds-scale restarts). */
+const LIMITER_READY_TIMEOUT_MS = 10_000;
 /**
  * Starts the API (and, in the embedded mode, the run worker in the same process) for a config.
  * Used by `main.ts` and by the end-to-end tests, so both exercise the same wiring.
@@ -114,6 +117,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, enableAutoPipelining: true })
     : undefined;
   limiterRedis?.on('error', () => {});
+  if (limiterRedis && !(await limiterReady(limiterRedis, LIMITER_READY_TIMEOUT_MS)))
+    logger.warn('rate limits: Redis unreachable at start; each process counts on its own until it answers');
   const visitorStreams = limiterRedis
     ? createRedisVisitorStreams({
         redis: limiterRedis,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextVariableConfig } from './agent-config.ts';
-import { contextIssues, modelVisibleContext } from './context-values.ts';
+import { contextIssues, modelVisibleContext, reservedContextIssues } from './context-values.ts';
 import { withContextAliases } from './context-variables.ts';
 
 const declared: ContextVariableConfig[] = [
@@ -16,6 +16,15 @@ describe('context values', () => {
       { path: '/seats', code: 'wrong_type', message: 'context variable `seats` must be an integer' },
     ]);
     expect(contextIssues(declared, { customerId: 'c1', seats: 2 })).toEqual([]);
+  });
+
+  it('refuses the system variables a run fills itself, but not userId', () => {
+    expect(contextIssues(declared, { customerId: 'c1', tenantId: 't2', userId: 'u1' })).toEqual([
+      expect.objectContaining({ path: '/tenantId', code: 'reserved_context_variable' }),
+    ]);
+    expect(reservedContextIssues({ agentId: 'a', x: 1 }, (n) => `metadata.${n}`)).toEqual([
+      expect.objectContaining({ path: 'metadata.agentId', code: 'reserved_context_variable' }),
+    ]);
   });
 
   it('shows only variables visible to the model', () => {

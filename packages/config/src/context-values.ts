@@ -1,5 +1,6 @@
 import type { FieldIssue } from '@agentry/errors';
 import type { ContextVariableConfig } from './agent-config.ts';
+import { reservedContextNames } from './context-variables.ts';
 import { pointer } from './json-pointer.ts';
 
 const typeChecks: Record<string, (v: unknown) => boolean> = {
@@ -21,7 +22,7 @@ export function contextIssues(
   declared: readonly ContextVariableConfig[],
   context: Record<string, unknown>,
 ): FieldIssue[] {
-  const issues: FieldIssue[] = [];
+  const issues: FieldIssue[] = reservedContextIssues(context);
   for (const variable of declared) {
     const value = Object.hasOwn(context, variable.name) ? context[variable.name] : undefined;
     const path = pointer(variable.name);
@@ -41,6 +42,29 @@ export function contextIssues(
     }
   }
   return issues;
+}
+
+/**
+ * One `reserved_context_variable` issue per system variable the caller tried to set (`tenantId`,
+ * `agentId`, `conversationId`, `dialogId`, `chatbotId`); `pathOf` places it (default: a pointer
+ * into the context object).
+ *
+ * @example
+ * reservedContextIssues({ tenantId: 't2', plan: 'gold' });
+ * // [{ path: '/tenantId', code: 'reserved_context_variable', message: '…', hint: '…' }]
+ */
+export function reservedContextIssues(
+  context: Record<string, unknown>,
+  pathOf: (name: string) => string = (name) => pointer(name),
+): FieldIssue[] {
+  return Object.keys(context)
+    .filter((name) => reservedContextNames.includes(name))
+    .map((name) => ({
+      path: pathOf(name),
+      code: 'reserved_context_variable',
+      message: `context variable \`${name}\` is filled by the system and cannot be passed`,
+      hint: `leave out ${reservedContextNames.join(', ')}: every run reads their real values as {{context.${name}}}`,
+    }));
 }
 
 /**

@@ -5,6 +5,13 @@
 export const systemContextVariables = ['tenantId', 'agentId', 'conversationId', 'dialogId', 'chatbotId', 'userId'];
 
 /**
+ * The system variables a caller may not pass in a conversation's context: the run always fills
+ * them with the real values, so a stored context holding them would lie. `userId` is the one
+ * system variable a caller sets (the tenant's servers; a visitor's comes from its verified token).
+ */
+export const reservedContextNames: readonly string[] = systemContextVariables.filter((name) => name !== 'userId');
+
+/**
  * Returns the context with the `dialogId`/`conversationId` alias filled in both directions.
  *
  * @example

@@ -31,8 +31,8 @@ export type {
   ToolContext,
 } from './compiled-agent.ts';
 export { agentConfigSchema } from './config-schema.ts';
-export { contextIssues, modelVisibleContext } from './context-values.ts';
-export { systemContextVariables, withContextAliases } from './context-variables.ts';
+export { contextIssues, modelVisibleContext, reservedContextIssues } from './context-values.ts';
+export { reservedContextNames, systemContextVariables, withContextAliases } from './context-variables.ts';
 export { defaults } from './defaults.ts';
 export { headerNameProblem } from './header-rules.ts';
 export { readablePath } from './json-pointer.ts';

@@ -101,6 +101,21 @@ const cases: Case[] = [
   ],
   ['block helper', body('{{#if email}}x{{/if}}'), '/tools/0/endpoint/body/value', 'template_not_allowed'],
   ['partial', body('{{> header}}'), '/tools/0/endpoint/body/value', 'template_not_allowed'],
+  ['triple-stash in a body', body('x {{{email}}} y'), '/tools/0/endpoint/body/value', 'template_triple_stash'],
+  ['whole-value triple-stash', body('{{{email}}}'), '/tools/0/endpoint/body/value', 'template_triple_stash'],
+  ['ampersand unescaped', body('{{& email}}'), '/tools/0/endpoint/body/value', 'template_triple_stash'],
+  [
+    'triple-stash in a header',
+    endpoint((e) => (e.headers['X-Api-Key'] = '{{{secrets.CRM_TOKEN}}}')),
+    '/tools/0/endpoint/headers/X-Api-Key',
+    'template_triple_stash',
+  ],
+  [
+    'triple-stash in the url',
+    endpoint((e) => (e.url = 'https://api.example.com/orders/{{{email}}}')),
+    '/tools/0/endpoint/url',
+    'template_triple_stash',
+  ],
   ['unknown helper', body('{{json email}}'), '/tools/0/endpoint/body/value', 'template_unknown_helper'],
   ['lookup helper', body('{{lookup this "constructor"}}'), '/tools/0/endpoint/body/value', 'template_unknown_helper'],
   ['constructor lookup', body('{{constructor}}'), '/tools/0/endpoint/body/value', 'template_forbidden_reference'],
@@ -372,6 +387,21 @@ describe('invalid agent configs', () => {
       message: 'placeholder `{{emial}}` in tools[0].endpoint.body.email is not a parameter of this tool',
       hint: 'did you mean `email`?',
     });
+  });
+});
+
+describe('triple-stash', () => {
+  it('says how to write the placeholder instead', () => {
+    const result = checkAgentConfig(body('Hi {{{email}}}'));
+    if (result.ok) throw new Error('expected issues');
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        path: '/tools/0/endpoint/body/value',
+        code: 'template_triple_stash',
+        message: expect.stringContaining('`{{{email}}}`'),
+        hint: expect.stringMatching(/^write \{\{email\}\}: values are never HTML-escaped/),
+      }),
+    ]);
   });
 });
 

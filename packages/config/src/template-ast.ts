@@ -41,7 +41,12 @@ export function inspectTemplate(program: hbs.AST.Program): { refs: TemplateRef[]
       });
       continue;
     }
-    inspectCall(statement as hbs.AST.MustacheStatement, refs, problems);
+    const mustache = statement as hbs.AST.MustacheStatement;
+    if (!mustache.escaped) {
+      problems.push(unescapedProblem(mustache));
+      continue;
+    }
+    inspectCall(mustache, refs, problems);
   }
   return { refs, problems };
 }
@@ -113,6 +118,23 @@ function referenceOf(path: hbs.AST.PathExpression, problems: TemplateProblem[]):
     hint: shapeHint,
   });
   return undefined;
+}
+
+/**
+ * `{{{x}}}` and `{{& x}}` (Handlebars' unescaped output) are not template syntax: nothing is ever
+ * HTML-escaped here (each value is encoded for where it stands), so they would only be a second
+ * spelling of `{{x}}` that the documentation does not know.
+ */
+function unescapedProblem(mustache: hbs.AST.MustacheStatement): TemplateProblem {
+  const inner =
+    mustache.path.type === 'PathExpression' && mustache.params.length === 0
+      ? (mustache.path as hbs.AST.PathExpression).original
+      : 'name';
+  return {
+    code: 'template_triple_stash',
+    message: `\`{{{${inner}}}}\` (unescaped output) is not template syntax`,
+    hint: `write {{${inner}}}: values are never HTML-escaped, each is encoded for its place (path, query, header or JSON body)`,
+  };
 }
 
 function describe(node: Node): string {

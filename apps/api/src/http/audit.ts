@@ -12,7 +12,8 @@ export interface AuditTarget {
  * Records that the caller of this request did `action` to `target`. The actor is the request's
  * signed-in dashboard user or tenant API key, or `platform` on operator routes (which have no
  * key); the tenant is the caller's, or the target itself for `tenant.*` actions. Called after the
- * change succeeded; `details` must never hold secret values.
+ * change succeeded, or before refusing an attempt worth knowing about (`api_key.revoke_refused`:
+ * a key reaching for more than it has); `details` must never hold secret values.
  *
  * @example
  * await audit(deps.db, c, 'secret.deleted', { type: 'secret', id: name });

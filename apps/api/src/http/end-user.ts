@@ -2,14 +2,18 @@ import { type Db, getSealedSecrets } from '@agentry/db';
 import { AppError } from '@agentry/errors';
 import { secretContext } from '@agentry/runner';
 import type { SecretBox } from '@agentry/secrets';
-import { jwtVerify } from 'jose';
+import { type JWTPayload, jwtVerify } from 'jose';
 
 /** The tenant secret that signs end-user tokens (HS256), set with `PUT /v1/secrets/END_USER_JWT_SECRET`. */
 export const END_USER_SECRET = 'END_USER_JWT_SECRET';
 
+/** The longest end-user id (`sub`) accepted: ids go into rate-limit keys and every conversation's context. */
+export const MAX_END_USER_ID_CHARS = 256;
+
 /**
  * Verifies a signed end-user identity (`X-End-User-Token`: a JWT the tenant's backend signed with
- * its END_USER_JWT_SECRET, HS256, with `sub` and `exp`). Returns the user id it vouches for.
+ * its END_USER_JWT_SECRET, HS256, with `sub` (a non-blank string of at most
+ * {@link MAX_END_USER_ID_CHARS} characters) and a finite `exp`). Returns the user id it vouches for.
  *
  * @example
  * const userId = await verifyEndUser(db, box, tenantId, token); // 'user-42'
@@ -23,12 +27,19 @@ export async function verifyEndUser(
   const [sealed] = box ? await getSealedSecrets(db, tenantId, [END_USER_SECRET]) : [];
   if (!sealed || !box) throw invalid('the tenant has no END_USER_JWT_SECRET to verify it with');
   const key = new TextEncoder().encode(box.open(sealed, secretContext(tenantId, END_USER_SECRET)));
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp'] });
-    return String(payload.sub);
+    ({ payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp'] }));
   } catch (error) {
     throw invalid(error instanceof Error ? error.message : 'it does not verify');
   }
+  // jose checks that `exp` is a number and `sub` is present, not what they hold: a signed token
+  // with an object `sub` would otherwise become user "[object Object]", and `exp: 1e400` never expire.
+  const { sub, exp } = payload;
+  if (typeof sub !== 'string' || sub.trim() === '' || sub.length > MAX_END_USER_ID_CHARS)
+    throw invalid(`\`sub\` must be a non-empty string of at most ${MAX_END_USER_ID_CHARS} characters`);
+  if (!Number.isFinite(exp)) throw invalid('`exp` must be a finite NumericDate');
+  return sub;
 }
 
 function invalid(why: string): AppError {

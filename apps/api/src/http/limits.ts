@@ -29,25 +29,11 @@ export interface RateLimitOptions {
  * Rate limits per end user, per tenant and per key (a fixed one-minute window), answering 429 with
  * Retry-After (`end_user_rate_limited` or `rate_limited`). The end user is counted first, so one
  * busy visitor is stopped before it uses up its tenant's and key's allowance. Counters live in
- * Redis so every API process shares them.
+ * Redis so every API process shares them; every mount with the same `options` object shares them
+ * in memory too.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const make = (keyPrefix: string) => {
-    const memory = new RateLimiterMemory({ keyPrefix, points: 1, duration: 60 });
-    // While Redis is unreachable each process counts on its own instead of failing the request.
-    return options.redis
-      ? new RateLimiterRedis({
-          storeClient: options.redis,
-          keyPrefix: `${options.prefix ?? 'agentry'}:rl:${keyPrefix}`,
-          points: 1,
-          duration: 60,
-          insuranceLimiter: memory,
-        })
-      : memory;
-  };
-  const tenantLimiter = make('tenant');
-  const keyLimiter = make('key');
-  const endUserLimiter = make('end-user');
+  const { tenantLimiter, keyLimiter, endUserLimiter } = limitersFor(options);
   return async (c, next) => {
     const endUser = options.perEndUserPerMinute ? endUserKey(c, options.trustedProxies ?? 0) : undefined;
     if (endUser) await consume(endUserLimiter, endUser, options.perEndUserPerMinute!, 'end user', END_USER_CODE);
@@ -63,7 +49,67 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<{ Variab
   };
 }
 
+type Limiter = RateLimiterMemory | RateLimiterRedis;
+interface Limiters {
+  tenantLimiter: Limiter;
+  keyLimiter: Limiter;
+  endUserLimiter: Limiter;
+}
+
+// One set of counters per options object: the tenant-scoped routes and the OpenAI-compatible ones
+// each mount the middleware, and separate memory counters would give a caller both allowances.
+const limiterSets = new WeakMap<RateLimitOptions, Limiters>();
+
+function limitersFor(options: RateLimitOptions): Limiters {
+  let limiters = limiterSets.get(options);
+  if (!limiters) {
+    limiters = makeLimiters(options);
+    limiterSets.set(options, limiters);
+  }
+  return limiters;
+}
+
+function makeLimiters(options: RateLimitOptions): Limiters {
+  const make = (keyPrefix: string) => {
+    const memory = new RateLimiterMemory({ keyPrefix, points: 1, duration: 60 });
+    // While Redis is unreachable each process counts on its own instead of failing the request.
+    return options.redis
+      ? new RateLimiterRedis({
+          storeClient: options.redis,
+          keyPrefix: `${options.prefix ?? 'agentry'}:rl:${keyPrefix}`,
+          points: 1,
+          duration: 60,
+          insuranceLimiter: memory,
+        })
+      : memory;
+  };
+  return { tenantLimiter: make('tenant'), keyLimiter: make('key'), endUserLimiter: make('end-user') };
+}
+
 const END_USER_CODE = 'end_user_rate_limited';
+
+/**
+ * Resolves true once the limiter's Redis connection is ready, false after `timeoutMs`. Wait for it
+ * before serving: the client has no offline queue, so a request counted while it still connects
+ * goes to the per-process fallback counter, which the shared one never sees (a burst at start-up
+ * was admitted past its limit that way).
+ *
+ * @example
+ * if (!(await limiterReady(redis, 10_000))) logger.warn('rate limits count per process for now');
+ */
+export function limiterReady(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.on('ready', onReady);
+  });
+}
 
 /**
  * Whom the per-end-user limit counts: a verified end user (per tenant), else an anonymous visitor
@@ -78,7 +124,7 @@ export function endUserKey(c: Context<{ Variables: AuthVariables }>, trustedProx
 }
 
 async function consume(
-  limiter: RateLimiterMemory | RateLimiterRedis,
+  limiter: Limiter,
   key: string,
   limit: number,
   scope: string,

@@ -6,10 +6,20 @@ import {
   roleMayCall,
   scopeFor,
   scopesForRole,
+  uncoveredScopes,
   validOriginPattern,
 } from './scopes.ts';
 
 describe('scopes and origins', () => {
+  it('covers a key only with every scope it has, `*` only with `*`', () => {
+    expect(uncoveredScopes(['api-keys:write'], ['*'])).toEqual(['*']);
+    expect(uncoveredScopes(['*'], ['*', 'agents:read'])).toEqual([]);
+    expect(uncoveredScopes(['agents:read', 'api-keys:write'], ['agents:read', 'secrets:read'])).toEqual([
+      'secrets:read',
+    ]);
+    expect(uncoveredScopes(['agents:read'], [])).toEqual([]);
+  });
+
   it('derives the scope from the route', () => {
     expect(scopeFor('GET', '/v1/agents/1/versions')).toBe('agents:read');
     expect(scopeFor('POST', '/v1/chat/completions')).toBe('chat:write');

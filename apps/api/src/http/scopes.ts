@@ -32,6 +32,19 @@ export function hasScope(granted: readonly string[], needed: string): boolean {
   return granted.includes('*') || granted.includes(needed);
 }
 
+/**
+ * The scopes of `wanted` that `granted` does not cover; `*` (every resource, the tenant's root
+ * key) is covered only by `*` itself. Creating, revoking or changing a key needs this empty, so a
+ * key can neither hand out nor take away more than it has.
+ *
+ * @example
+ * uncoveredScopes(['api-keys:write'], ['*']); // ['*']
+ * uncoveredScopes(['*'], ['agents:read']); // []
+ */
+export function uncoveredScopes(granted: readonly string[], wanted: readonly string[]): string[] {
+  return wanted.filter((s) => (s === '*' ? !granted.includes('*') : !hasScope(granted, s)));
+}
+
 /** A dashboard user's role in a tenant. */
 export type Role = 'owner' | 'editor' | 'viewer';
 

@@ -43,6 +43,20 @@ describe.each(modes)('agent routes (%s)', (mode) => {
     expect(bad.json.errors.find((e: { code: string }) => e.code === 'unknown_placeholder').hint).toContain('email');
   });
 
+  it('refuses a triple-stash placeholder at upload, naming the field and how to write it', async () => {
+    const config = seedConfig();
+    config.tools[0].endpoint.body.email = '{{{email}}}';
+    const res = await call(h, 'POST', '/v1/agents', { key, body: { config } });
+    expect([res.status, res.json.code]).toEqual([422, 'validation_failed']);
+    expect(res.json.errors).toEqual([
+      expect.objectContaining({
+        path: '/tools/0/endpoint/body/email',
+        code: 'template_triple_stash',
+        hint: expect.stringContaining('write {{email}}'),
+      }),
+    ]);
+  });
+
   it('keeps immutable versions: drafts, publish, roll back, diff, prompt', async () => {
     const created = await call(h, 'POST', '/v1/agents', { key, body: { config: seedConfig() } });
     const id = created.json.id;

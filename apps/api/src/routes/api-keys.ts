@@ -1,13 +1,13 @@
-import { type ApiKeyRecord, createApiKey, getAgent, isId, listApiKeys, revokeApiKey } from '@agentry/db';
+import { type ApiKeyRecord, createApiKey, getAgent, getApiKey, isId, listApiKeys, revokeApiKey } from '@agentry/db';
 import { errors } from '@agentry/errors';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, generateKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
-import { ALL_SCOPES, hasScope, validOriginPattern } from '../http/scopes.ts';
+import { ALL_SCOPES, uncoveredScopes, validOriginPattern } from '../http/scopes.ts';
 
 const NewKey = z.strictObject({
   kind: z.enum(['secret', 'publishable']),
@@ -35,6 +35,29 @@ function keyView(key: ApiKeyRecord) {
 
 function invalid(path: string, code: string, message: string) {
   return errors.validation('The key request is not valid', [{ path, code, message }]);
+}
+
+/**
+ * Refuses (403, audited as `api_key.<action>_refused`) a caller whose scopes do not cover the
+ * target key's: otherwise a narrow key could revoke the tenant's root key and lock its owner out.
+ * Publishable keys carry no scopes, so any caller allowed on the route covers them.
+ */
+async function assertMayChange(
+  deps: ApiDeps,
+  c: Context<{ Variables: AuthVariables }>,
+  target: ApiKeyRecord,
+  action: 'revoke',
+): Promise<void> {
+  const missing = uncoveredScopes(c.var.principal.scopes, target.scopes);
+  if (missing.length === 0) return;
+  await audit(
+    deps.db,
+    c,
+    `api_key.${action}_refused`,
+    { type: 'api_key', id: target.id },
+    { prefix: target.prefix, missing },
+  );
+  throw errors.forbidden(`This caller cannot ${action} a key with \`${missing[0]}\`, which it does not have`);
 }
 
 /** Tenant API keys: secret (server-side, scoped) and publishable (browser chat, per agent and origin). */
@@ -96,10 +119,17 @@ export function apiKeyRoutes(deps: ApiDeps) {
           `Unknown scope \`${unknown}\`; scopes are * or <resource>:read|write`,
         );
       // A key can only hand out what it has itself.
-      const wider = scopes.find((s) =>
-        s === '*' ? !c.var.principal.scopes.includes('*') : !hasScope(c.var.principal.scopes, s),
-      );
-      if (wider) throw errors.forbidden(`This key cannot grant \`${wider}\`, which it does not have`);
+      const wider = uncoveredScopes(c.var.principal.scopes, scopes);
+      if (wider.length > 0) {
+        await audit(
+          deps.db,
+          c,
+          'api_key.create_refused',
+          { type: 'tenant', id: tenantId },
+          { kind: 'secret', scopes, missing: wider },
+        );
+        throw errors.forbidden(`This key cannot grant \`${wider[0]}\`, which it does not have`);
+      }
       const key = generateKey('secret');
       const record = await createApiKey(deps.db, {
         tenantId,
@@ -169,13 +199,19 @@ export function apiKeyRoutes(deps: ApiDeps) {
       summary: 'Revoke a key (at once, for every process)',
       auth: 'tenant',
       path: { id: { description: 'The key id', resource: 'api_key' } },
+      description:
+        'Only a key whose scopes cover the revoked key’s may revoke it: the tenant’s full-scope (`*`) key only by a full-scope key or an owner’s dashboard session. A refusal (403 `forbidden`) is in the audit log too.',
       responses: { 200: { description: 'The revoked key', schema: ref('ApiKey') } },
       errors: ['api_key_not_found'],
     }),
   );
   app.delete('/:id', async (c) => {
     const id = c.req.param('id');
-    const revoked = isId(id) ? await revokeApiKey(deps.db, c.var.tenant.id, id) : undefined;
+    const target = isId(id) ? await getApiKey(deps.db, c.var.tenant.id, id) : undefined;
+    if (!target) throw errors.notFound('api_key', id);
+    await assertMayChange(deps, c, target, 'revoke');
+    // Scopes never change after creation, so the check above still holds for the update.
+    const revoked = await revokeApiKey(deps.db, c.var.tenant.id, id);
     if (!revoked) throw errors.notFound('api_key', id);
     // This process stops accepting it now; the others when the change's notification reaches them.
     deps.apiKeyCache?.invalidateTenant(c.var.tenant.id);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
+import { compileAgent, contextIssues, loadAgentConfig, reservedContextIssues } from '@agentry/config';
 import {
   type Agent,
   type AgentVersion,
@@ -191,6 +191,10 @@ async function startRun(
   const { history, input } = splitMessages(body.messages);
   const { config, hash } = loadAgentConfig(target.version.config);
   const compiled = compileAgent(config, hash);
+  // `metadata` is where context comes from here: a system variable in it is refused like in a
+  // conversation's context, not silently dropped.
+  const [reserved] = reservedContextIssues(body.metadata ?? {}, (name) => `metadata.${name}`);
+  if (reserved) throw invalidRequest('invalid_context', reserved.message, reserved.path);
   const context = contextFrom(body.metadata, compiled.contextVariables);
   const issues = contextIssues(compiled.contextVariables, context);
   if (issues.length > 0) {
@@ -454,7 +458,7 @@ export function chatCompletionRoutes(deps: ApiDeps) {
       tag: 'OpenAI-compatible',
       summary: 'Chat with an agent through the OpenAI chat completions API',
       description:
-        '`model` = agent id, `agent:<id>` or `agent:<id>@<version>`. Each request is a new conversation seeded with its earlier user/assistant turns; system and tool messages are ignored, client `tools` refused, context variables from `metadata`. `stream: true` answers SSE chunks. A run not done within `RUN_WAIT_MS` or not completed answers 504/502 with the run id and `x-should-retry: false`.',
+        '`model` = agent id, `agent:<id>` or `agent:<id>@<version>`. Each request is a new conversation seeded with its earlier user/assistant turns; system and tool messages are ignored, client `tools` refused, context variables from `metadata` (a system variable such as `tenantId` there: 400 `invalid_context`). `stream: true` answers SSE chunks. A run not done within `RUN_WAIT_MS` or not completed answers 504/502 with the run id and `x-should-retry: false`.',
       auth: 'tenant',
       errorFormat: 'openai',
       body: {

@@ -76,7 +76,7 @@ export function conversationRoutes(deps: ApiDeps) {
       tag: 'Conversations',
       summary: 'Start a conversation with an agent',
       description:
-        'Follows the agent’s published version unless `agent_version` pins one. `context` must match the agent’s declared context variables; with a publishable key, `userId` comes only from a verified `X-End-User-Token`.',
+        'Follows the agent’s published version unless `agent_version` pins one. `context` must match the agent’s declared context variables and may not hold the system ones (`tenantId`, `agentId`, `conversationId`, `dialogId`, `chatbotId`: 422 `invalid_context`, one `reserved_context_variable` error per name); with a publishable key, `userId` comes only from a verified `X-End-User-Token`.',
       auth: 'chat',
       body: {
         schema: NewConversation,

@@ -1,9 +1,16 @@
-import { SignJWT } from 'jose';
+import { CompactSign, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, type Harness, seedConfig, startHarness } from '../test-support/harness.ts';
 
 const SECRET = 'end-user-signing-secret-0123456789abcdef';
 const ORIGIN = 'https://shop.example';
+
+/** A token with exactly these claims, signed with the tenant's secret (whatever their types). */
+function rawToken(claims: string): Promise<string> {
+  return new CompactSign(new TextEncoder().encode(claims))
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode(SECRET));
+}
 
 async function token(sub: string, secret = SECRET, expiresIn = '10m'): Promise<string> {
   return new SignJWT({})
@@ -90,5 +97,35 @@ describe('signed end-user identity (X-End-User-Token)', () => {
       const res = await visitor('POST', '/v1/conversations', bad, { agent_id: agentId });
       expect([res.status, res.json.code]).toEqual([401, 'invalid_end_user_token']);
     }
+  });
+
+  it('refuses a signed token whose sub is not a non-empty string of at most 256 characters, or whose exp is not finite', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const cases: Array<[string, RegExp]> = [
+      [`{"sub":{"id":"user-1"},"exp":${exp}}`, /`sub`/],
+      [`{"sub":["user-1"],"exp":${exp}}`, /`sub`/],
+      [`{"sub":42,"exp":${exp}}`, /`sub`/],
+      [`{"sub":"","exp":${exp}}`, /`sub`/],
+      [`{"sub":"   ","exp":${exp}}`, /`sub`/],
+      [`{"sub":"${'u'.repeat(257)}","exp":${exp}}`, /`sub`/],
+      [`{"sub":"user-1","exp":1e400}`, /`exp`/],
+    ];
+    for (const [claims, why] of cases) {
+      const res = await visitor('POST', '/v1/conversations', await rawToken(claims), {
+        agent_id: agentId,
+      });
+      expect([res.status, res.json.code], claims).toEqual([401, 'invalid_end_user_token']);
+      expect(res.json.detail ?? res.json.message, claims).toMatch(why);
+    }
+    // At the bound it is still a user.
+    const longest = await visitor(
+      'POST',
+      '/v1/conversations',
+      await rawToken(`{"sub":"${'u'.repeat(256)}","exp":${exp}}`),
+      {
+        agent_id: agentId,
+      },
+    );
+    expect([longest.status, longest.json.context?.userId]).toEqual([201, 'u'.repeat(256)]);
   });
 });

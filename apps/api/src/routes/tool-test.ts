@@ -1,4 +1,10 @@
-import { compileAgent, loadAgentConfig, maskSecrets, type RenderedRequest } from '@agentry/config';
+import {
+  compileAgent,
+  loadAgentConfig,
+  maskSecrets,
+  type RenderedRequest,
+  reservedContextIssues,
+} from '@agentry/config';
 import { getSealedSecrets } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { createHttpToolExecutor, withAllowlist } from '@agentry/http-tools';
@@ -54,7 +60,7 @@ export function toolTestRoute(deps: ApiDeps) {
         },
       },
       responses: { 200: { description: 'The rendered request (and the answer)', schema: ref('ToolTestResult') } },
-      errors: ['tool_not_found', 'invalid_arguments'],
+      errors: ['tool_not_found', 'invalid_arguments', 'invalid_context'],
     }),
   );
   app.post('/test', async (c) => {
@@ -63,6 +69,10 @@ export function toolTestRoute(deps: ApiDeps) {
     const agent = compileAgent(config, hash);
     const tool = agent.tools.find((t) => t.name === body.tool);
     if (!tool) throw errors.notFound('tool', body.tool);
+    // The test fills the system variables itself, as a run does; a caller's are refused alike.
+    const reserved = reservedContextIssues(body.context ?? {});
+    if (reserved.length > 0)
+      throw errors.validation('The context may not set system variables', reserved, 'invalid_context');
     const checked = tool.validateArguments(body.arguments);
     if (!checked.ok)
       throw errors.validation('The arguments do not match the tool’s parameters', checked.issues, 'invalid_arguments');

@@ -102,6 +102,17 @@ export async function listApiKeys(db: Db, tenantId: string): Promise<ApiKeyRecor
   );
 }
 
+/** One of the tenant's keys, revoked or not; undefined when it is not the tenant's. */
+export async function getApiKey(db: Db, tenantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId))),
+  );
+  return row;
+}
+
 /** Revokes a key (idempotent); undefined when it is not the tenant's. */
 export async function revokeApiKey(db: Db, tenantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   const [row] = await withTenantScope(db, tenantId, (tx) =>
