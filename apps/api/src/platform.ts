@@ -41,6 +41,7 @@ import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
 import { startRunFinishWatch } from './http/run-finish-watch.ts';
+import { createSmtpMailer } from './mail/mailer.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
 import { createMemoryVisitorStreams, createRedisVisitorStreams } from './http/visitor-streams.ts';
 
@@ -183,6 +184,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       : startBullWorker(bullOptions!, handler, { concurrency: config.workerConcurrency });
   }
 
+  const smtp = config.mail.smtp;
+  const mailer = smtp ? createSmtpMailer(smtp) : undefined;
   const app = createApp(
     {
       db: database.db,
@@ -211,6 +214,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       ...(runFinishes ? { runFinishes } : {}),
       logger,
       admission: config.admission,
+      ...(mailer && smtp ? { mail: { mailer, publicUrl: smtp.publicUrl } } : {}),
+      showInvitationLinks: config.mail.showInvitationLinks,
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
   );
@@ -241,6 +246,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       await control.close();
       visitorStreams.close();
       limiterRedis?.disconnect();
+      mailer?.close();
       await queue.close();
       await events.close();
       await runFinishes?.close();
