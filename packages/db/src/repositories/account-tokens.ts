@@ -84,7 +84,8 @@ export async function redeemAccountToken(
     const [user] = await tx
       .update(users)
       .set({
-        emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})`,
+        // An ISO string: postgres-js does not serialise a Date inside raw SQL.
+        emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)`,
         ...(change.passwordHash ? { passwordHash: change.passwordHash, updatedAt: now } : {}),
       })
       .where(and(eq(users.id, token.userId), eq(users.email, token.email)))
