@@ -13,10 +13,10 @@ import { IDEMPOTENCY_LEASE_MARGIN_MS, idempotency } from './http/idempotency.ts'
 import { rateLimit } from './http/limits.ts';
 import { problemResponse } from './http/problem.ts';
 import { requestLogger } from './http/request-logger.ts';
+import { accountEmailRoutes } from './routes/account-emails.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditRoutes } from './routes/audit.ts';
-import { accountEmailRoutes } from './routes/account-emails.ts';
 import { authRoutes } from './routes/auth.ts';
 import { chatCompletionRoutes } from './routes/chat-completions.ts';
 import { conversationRoutes } from './routes/conversations.ts';

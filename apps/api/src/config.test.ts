@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { readApiConfig } from './config.ts';
 
 const SERVER = { DATABASE_URL: 'postgres://localhost/agentry', REDIS_URL: 'redis://localhost:6379' };
-const SMTP = { SMTP_URL: 'smtp://u:p@mail.test:587', MAIL_FROM: 'Agentry <no-reply@a.test>', PUBLIC_URL: 'https://a.test/' };
+const SMTP = {
+  SMTP_URL: 'smtp://u:p@mail.test:587',
+  MAIL_FROM: 'Agentry <no-reply@a.test>',
+  PUBLIC_URL: 'https://a.test/',
+};
 
 describe('mail settings', () => {
   it('shows invitation links by default only in the embedded mode without SMTP', () => {

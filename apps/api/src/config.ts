@@ -172,8 +172,10 @@ function mailFromEnv(env: Env, embedded: boolean): MailSettings {
   const publicUrl = envUrl(env, 'PUBLIC_URL', ['http:', 'https:']);
   const showInvitationLinks = envBoolean(env, 'SHOW_INVITATION_LINKS', embedded && !smtpUrl);
   if (!smtpUrl) return { showInvitationLinks };
-  if (!from) throw new EnvError('MAIL_FROM', 'set the sender address (e.g. "Agentry <no-reply@example.com>") with SMTP_URL');
-  if (!publicUrl) throw new EnvError('PUBLIC_URL', 'set the address people reach the dashboard at, for the links in mails');
+  if (!from)
+    throw new EnvError('MAIL_FROM', 'set the sender address (e.g. "Agentry <no-reply@example.com>") with SMTP_URL');
+  if (!publicUrl)
+    throw new EnvError('PUBLIC_URL', 'set the address people reach the dashboard at, for the links in mails');
   if (showInvitationLinks) {
     throw new EnvError('SHOW_INVITATION_LINKS', 'with SMTP_URL set, invitations go by mail only: unset it');
   }

@@ -41,9 +41,9 @@ import type { ApiConfig } from './config.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
 import { startRunFinishWatch } from './http/run-finish-watch.ts';
-import { createSmtpMailer } from './mail/mailer.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
 import { createMemoryVisitorStreams, createRedisVisitorStreams } from './http/visitor-streams.ts';
+import { createSmtpMailer } from './mail/mailer.ts';
 
 export interface RunningPlatform {
   url: string;

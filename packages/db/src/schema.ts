@@ -360,10 +360,7 @@ export const accountTokens = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [
-    uniqueIndex('account_tokens_token_hash_idx').on(t.tokenHash),
-    index('account_tokens_user_idx').on(t.userId),
-  ],
+  (t) => [uniqueIndex('account_tokens_token_hash_idx').on(t.tokenHash), index('account_tokens_user_idx').on(t.userId)],
 );
 
 /** Who belongs to which tenant, with which role. */

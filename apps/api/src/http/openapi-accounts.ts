@@ -29,7 +29,9 @@ export const SessionSchema = component(
       id: z.uuid(),
       email: z.string(),
       name: z.string().nullable(),
-      email_verified: z.boolean().describe('false until the user confirms their address (`POST /v1/auth/email-confirmation`)'),
+      email_verified: z
+        .boolean()
+        .describe('false until the user confirms their address (`POST /v1/auth/email-confirmation`)'),
     }),
     memberships: z
       .array(z.object({ tenant_id: z.uuid(), tenant_name: z.string(), role }))
@@ -64,7 +66,9 @@ export const InvitationSchema = component(
     role,
     delivery: z
       .enum(['email', 'link'])
-      .describe('`email`: the link was mailed to the invitee; `link`: no mail is configured and the inviter was shown it'),
+      .describe(
+        '`email`: the link was mailed to the invitee; `link`: no mail is configured and the inviter was shown it',
+      ),
     invited_by: z.uuid().nullable().describe('The inviting user; null when invited by the operator or an API key'),
     created_at: timestamp,
     expires_at: timestamp,

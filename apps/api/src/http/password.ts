@@ -19,7 +19,11 @@ export const PASSWORD_MAX_LENGTH = 1024;
 export function assertNewPassword(password: string): void {
   if (password.length >= PASSWORD_MIN_LENGTH) return;
   throw errors.validation('The password is too short', [
-    { path: '/password', code: 'too_short', message: `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters` },
+    {
+      path: '/password',
+      code: 'too_short',
+      message: `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters`,
+    },
   ]);
 }
 

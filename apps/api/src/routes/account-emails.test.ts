@@ -86,7 +86,10 @@ describe.each(accountModes)('password reset and email confirmation (%s)', (mode)
       sql`select extract(epoch from expires_at - created_at) / 60 as m from account_tokens where email = 'owner@late.test'`,
     );
     expect(Math.round(Number(lifetime!.m))).toBe(30);
-    await fixtureSql(h, sql`update account_tokens set expires_at = now() - interval '1 second' where email = 'owner@late.test'`);
+    await fixtureSql(
+      h,
+      sql`update account_tokens set expires_at = now() - interval '1 second' where email = 'owner@late.test'`,
+    );
     const late = await confirm(token, NEW_PASSWORD);
     expect([late.status, late.json.code]).toEqual([410, 'password_reset_expired']);
     expect((await new Browser(h).login('owner@late.test', PASSWORD)).status).toBe(200);

@@ -27,10 +27,7 @@ import { mailFailed, mailNotConfigured } from '../http/invitation-delivery.ts';
 import { doc, ref } from '../http/openapi.ts';
 import '../http/openapi-accounts.ts';
 import { assertNewPassword, hashPassword, PASSWORD_MAX_LENGTH } from '../http/password.ts';
-import {
-  createPasswordResetThrottle,
-  type PasswordResetThrottleOptions,
-} from '../http/password-reset-throttle.ts';
+import { createPasswordResetThrottle, type PasswordResetThrottleOptions } from '../http/password-reset-throttle.ts';
 import { loadSession } from '../http/session-auth.ts';
 import { dashboardLink, emailConfirmationMail, passwordResetMail } from '../mail/account-mails.ts';
 import type { AccountMail } from '../mail/mailer.ts';

@@ -42,7 +42,9 @@ describe.each(accountModes)('invitations (%s)', (mode) => {
     expect(mail).toMatchObject({ from: 'no-reply@agentry.test', subject: 'You are invited to Boot on Agentry' });
     expect(mail.user).toBe('agentry');
     const link = firstLink(mail.text);
-    expect(link).toMatch(new RegExp(`^${TEST_PUBLIC_URL}/dashboard/#/accept-invitation\\?token=inv_[A-Za-z0-9_-]{43}$`));
+    expect(link).toMatch(
+      new RegExp(`^${TEST_PUBLIC_URL}/dashboard/#/accept-invitation\\?token=inv_[A-Za-z0-9_-]{43}$`),
+    );
     const bad = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name: 'X', owner_email: 'nope' } });
     expect([bad.status, bad.json.code, bad.json.errors[0].path]).toEqual([422, 'validation_failed', '/owner_email']);
     expect(

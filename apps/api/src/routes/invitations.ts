@@ -1,10 +1,4 @@
-import {
-  type Invitation,
-  isId,
-  isMemberEmail,
-  listPendingInvitations,
-  revokeInvitation,
-} from '@agentry/db';
+import { type Invitation, isId, isMemberEmail, listPendingInvitations, revokeInvitation } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -73,7 +67,13 @@ export function invitationRoutes(deps: ApiDeps) {
       const details = { email: invitation.email, role: invitation.role, delivery: invitation.delivery };
       await audit(deps.db, c, 'member.invited', { type: 'invitation', id: invitation.id }, details);
       if (!shown) {
-        await audit(deps.db, c, 'invitation.sent', { type: 'invitation', id: invitation.id }, { email: invitation.email });
+        await audit(
+          deps.db,
+          c,
+          'invitation.sent',
+          { type: 'invitation', id: invitation.id },
+          { email: invitation.email },
+        );
         return c.json({ ...invitationView(invitation), note: `Invitation sent to ${invitation.email}.` }, 201);
       }
       return c.json(

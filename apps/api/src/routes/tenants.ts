@@ -42,7 +42,12 @@ export function tenantRoutes(deps: ApiDeps) {
       details: { email: invitation.email, role: 'owner', delivery: invitation.delivery },
     });
     if (!shown) {
-      await recordAuditEvent(deps.db, { ...event, action: 'invitation.sent', target, details: { email: invitation.email } });
+      await recordAuditEvent(deps.db, {
+        ...event,
+        action: 'invitation.sent',
+        target,
+        details: { email: invitation.email },
+      });
     }
     return {
       id: invitation.id,

@@ -132,7 +132,9 @@ export async function startHarness(
       // Workers pick a free metrics port, so several can run at once.
       METRICS_PORT: '0',
       ...providerEnv(provider, llm),
-      ...(mail ? { SMTP_URL: mail.url, MAIL_FROM: 'Agentry <no-reply@agentry.test>', PUBLIC_URL: TEST_PUBLIC_URL } : {}),
+      ...(mail
+        ? { SMTP_URL: mail.url, MAIL_FROM: 'Agentry <no-reply@agentry.test>', PUBLIC_URL: TEST_PUBLIC_URL }
+        : {}),
       ...extraEnv,
     };
     if (mode === 'embedded') {

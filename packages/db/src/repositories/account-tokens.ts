@@ -74,30 +74,32 @@ export async function redeemAccountToken(
   change: { passwordHash?: string } = {},
   now = new Date(),
 ): Promise<RedeemResult> {
-  return db.transaction(async (tx) => {
-    const [used] = await tx
-      .update(accountTokens)
-      .set({ usedAt: now })
-      .where(and(eq(accountTokens.id, token.id), isNull(accountTokens.usedAt), gt(accountTokens.expiresAt, now)))
-      .returning();
-    if (!used) return { status: 'gone' } as const;
-    const [user] = await tx
-      .update(users)
-      .set({
-        // An ISO string: postgres-js does not serialise a Date inside raw SQL.
-        emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)`,
-        ...(change.passwordHash ? { passwordHash: change.passwordHash, updatedAt: now } : {}),
-      })
-      .where(and(eq(users.id, token.userId), eq(users.email, token.email)))
-      .returning();
-    // The address changed since the token was mailed: thrown to roll the use back.
-    if (!user) throw new TokenGone();
-    if (change.passwordHash) await tx.delete(userSessions).where(eq(userSessions.userId, user.id));
-    return { status: 'ok', user } as const;
-  }).catch((error: unknown) => {
-    if (error instanceof TokenGone) return { status: 'gone' } as const;
-    throw error;
-  });
+  return db
+    .transaction(async (tx) => {
+      const [used] = await tx
+        .update(accountTokens)
+        .set({ usedAt: now })
+        .where(and(eq(accountTokens.id, token.id), isNull(accountTokens.usedAt), gt(accountTokens.expiresAt, now)))
+        .returning();
+      if (!used) return { status: 'gone' } as const;
+      const [user] = await tx
+        .update(users)
+        .set({
+          // An ISO string: postgres-js does not serialise a Date inside raw SQL.
+          emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)`,
+          ...(change.passwordHash ? { passwordHash: change.passwordHash, updatedAt: now } : {}),
+        })
+        .where(and(eq(users.id, token.userId), eq(users.email, token.email)))
+        .returning();
+      // The address changed since the token was mailed: thrown to roll the use back.
+      if (!user) throw new TokenGone();
+      if (change.passwordHash) await tx.delete(userSessions).where(eq(userSessions.userId, user.id));
+      return { status: 'ok', user } as const;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof TokenGone) return { status: 'gone' } as const;
+      throw error;
+    });
 }
 
 class TokenGone extends Error {}
