@@ -13,6 +13,7 @@ import { IDEMPOTENCY_LEASE_MARGIN_MS, idempotency } from './http/idempotency.ts'
 import { rateLimit } from './http/limits.ts';
 import { problemResponse } from './http/problem.ts';
 import { requestLogger } from './http/request-logger.ts';
+import { accountEmailRoutes } from './routes/account-emails.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -108,6 +109,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   if (admission) v1.use('*', admit(admission)); // after bodyLimit: it reads the body before taking a turn
   v1.route('/tenants', tenantRoutes(deps));
   v1.route('/auth', authRoutes(deps)); // before tenantScoped: signing in needs no tenant
+  v1.route('/auth', accountEmailRoutes(deps));
   v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
   tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox, { cache: deps.apiKeyCache }));

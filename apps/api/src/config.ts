@@ -21,6 +21,7 @@ import {
   webhookSettingsFromEnv,
 } from '@agentry/runner';
 import type { AdmissionOptions } from './http/admission.ts';
+import type { MailSettings } from './mail/mailer.ts';
 
 /** Everything the API process needs, read once from the environment. */
 export interface ApiConfig {
@@ -74,6 +75,8 @@ export interface ApiConfig {
   sweeper: SweeperSettings;
   /** ADMISSION_*: /v1 requests doing database work at once (0 = no bound), waiting for a turn, how long. */
   admission: AdmissionOptions;
+  /** SMTP_URL, MAIL_FROM, PUBLIC_URL, SHOW_INVITATION_LINKS: how account mail (invitations, resets) goes out. */
+  mail: MailSettings;
 }
 
 /**
@@ -130,6 +133,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
     admission: admissionFromEnv(env, databaseUrl === undefined),
+    mail: mailFromEnv(env, embedded),
     sweeper: {
       intervalMs: envInt(env, 'SWEEP_INTERVAL_MS', 30_000, [100, 3_600_000]),
       waitingTimeoutSeconds: envInt(env, 'WAITING_RUN_TTL_SECONDS', DEFAULT_WAITING_TIMEOUT_SECONDS, [
@@ -154,4 +158,26 @@ function admissionFromEnv(env: Env, pglite: boolean): AdmissionOptions {
     // Counting BullMQ's jobs is a Redis round trip per message: bounded only where asked for.
     maxQueuedRuns: envInt(env, 'ADMISSION_MAX_QUEUED_RUNS', pglite ? 32 : 0, [0, 10_000_000]),
   };
+}
+
+/**
+ * Account mail. With SMTP_URL, invitation, confirmation and reset links go by mail only, built on
+ * PUBLIC_URL (never on the request's Host, which a client chooses). Without it nothing can prove a
+ * mailbox: SHOW_INVITATION_LINKS (default on in the embedded mode only) lets inviters see the link,
+ * and the accounts it creates stay unverified; off, inviting answers 503 `mail_not_configured`.
+ */
+function mailFromEnv(env: Env, embedded: boolean): MailSettings {
+  const smtpUrl = envUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+  const from = envString(env, 'MAIL_FROM');
+  const publicUrl = envUrl(env, 'PUBLIC_URL', ['http:', 'https:']);
+  const showInvitationLinks = envBoolean(env, 'SHOW_INVITATION_LINKS', embedded && !smtpUrl);
+  if (!smtpUrl) return { showInvitationLinks };
+  if (!from)
+    throw new EnvError('MAIL_FROM', 'set the sender address (e.g. "Agentry <no-reply@example.com>") with SMTP_URL');
+  if (!publicUrl)
+    throw new EnvError('PUBLIC_URL', 'set the address people reach the dashboard at, for the links in mails');
+  if (showInvitationLinks) {
+    throw new EnvError('SHOW_INVITATION_LINKS', 'with SMTP_URL set, invitations go by mail only: unset it');
+  }
+  return { smtp: { url: smtpUrl, from, publicUrl: publicUrl.replace(/\/+$/, '') }, showInvitationLinks: false };
 }

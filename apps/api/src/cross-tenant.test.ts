@@ -4,6 +4,7 @@ import { availableServices } from '@agentry/testkit';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_AGENT_ID } from './http/openapi.ts';
+import { invitationToken } from './test-support/accounts.ts';
 import { ADMIN_TOKEN, type Harness, seedConfig, startHarness } from './test-support/harness.ts';
 import { operationsOf, responseChecker, type SpecOperation } from './test-support/openapi-check.ts';
 
@@ -115,10 +116,11 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       { name, owner_email: `owner-${name.toLowerCase()}@example.com` },
     );
     const key = created.api_key.key as string;
+    const token = await invitationToken(h, `owner-${name.toLowerCase()}@example.com`, created.owner_invitation);
     const accepted = await fetch(`${h.platform.url}/v1/auth/accept-invitation`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: created.owner_invitation.token, password: PASSWORD, name: `${name} Owner` }),
+      body: JSON.stringify({ token, password: PASSWORD, name: `${name} Owner` }),
     });
     expect(accepted.status).toBe(200);
     const sessionBody = await accepted.json();

@@ -11,6 +11,7 @@ import type { ApiKeyCache } from './http/api-key-cache.ts';
 import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
 import type { VisitorStreams } from './http/visitor-streams.ts';
+import type { AccountMail } from './mail/mailer.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
 export interface ApiDeps {
@@ -56,4 +57,8 @@ export interface ApiDeps {
   logger: Logger;
   /** Bounds /v1 requests doing database work at once (`ADMISSION_*`); absent or maxInFlight 0 = no bound. */
   admission?: AdmissionOptions;
+  /** Account mail (invitations, confirmations, password resets) over SMTP; absent = no SMTP_URL. */
+  mail?: AccountMail;
+  /** Without mail: inviters are shown invitation links (`SHOW_INVITATION_LINKS`); else inviting is 503. */
+  showInvitationLinks?: boolean;
 }

@@ -44,6 +44,7 @@ import { limiterReady } from './http/limits.ts';
 import { startRunFinishWatch } from './http/run-finish-watch.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
 import { createMemoryVisitorStreams, createRedisVisitorStreams } from './http/visitor-streams.ts';
+import { createSmtpMailer } from './mail/mailer.ts';
 
 export interface RunningPlatform {
   url: string;
@@ -188,6 +189,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       : startBullWorker(bullOptions!, handler, { concurrency: config.workerConcurrency });
   }
 
+  const smtp = config.mail.smtp;
+  const mailer = smtp ? createSmtpMailer(smtp) : undefined;
   const app = createApp(
     {
       db: database.db,
@@ -216,6 +219,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       ...(runFinishes ? { runFinishes } : {}),
       logger,
       admission: config.admission,
+      ...(mailer && smtp ? { mail: { mailer, publicUrl: smtp.publicUrl } } : {}),
+      showInvitationLinks: config.mail.showInvitationLinks,
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
   );
@@ -246,6 +251,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       await control.close();
       visitorStreams.close();
       limiterRedis?.disconnect();
+      mailer?.close();
       await queue.close();
       await events.close();
       await runFinishes?.close();

@@ -14,10 +14,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumLaunchOptions, demoResponder, type FakeRequest, type FakeTurn } from '@agentry/testkit';
+import { chromiumLaunchOptions, demoResponder, type FakeRequest, type FakeTurn, firstLink } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
+import { invitationToken, linkToken } from '../../api/src/test-support/accounts.ts';
 import { ADMIN_TOKEN, call, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
 import { buildDashboard } from './build-dashboard.ts';
@@ -81,7 +82,8 @@ async function main(): Promise<void> {
   });
   assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
   const key: string = tenant.json.api_key.key;
-  const ownerToken: string = tenant.json.owner_invitation.token;
+  // The invitation link reaches the owner by mail (the harness's SMTP server), never the operator.
+  const ownerToken = await invitationToken(h, EMAIL, tenant.json.owner_invitation);
 
   // Once the API serves the dashboard itself, test that; until then a static server stands in.
   const served = await fetch(`${platform.url}/dashboard/`).then(
@@ -412,11 +414,12 @@ async function main(): Promise<void> {
     await page.fill('#invite-email', 'eddie@acme.example');
     await page.selectOption('#invite-role', 'editor');
     await page.click('#invite-submit');
-    const link = await page.locator('#invitation-url').inputValue();
-    assert.match(link, /#\/accept-invitation\?token=/);
+    // The owner is told the invitation went out; the link itself only reaches Eddie's mailbox.
+    await page.locator('#invitation-sent', { hasText: 'Invitation sent to eddie@acme.example' }).waitFor();
+    assert.equal(await page.locator('#invitation-url').count(), 0);
     await page.locator('#invitations-table tr[data-invitation="eddie@acme.example"]').waitFor();
     await shot(page, 'settings-members');
-    const token = new URL(link.replace('#/accept-invitation', 'accept')).searchParams.get('token') ?? '';
+    const token = await invitationToken(h, 'eddie@acme.example', {});
     const other = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     const eddie = await other.newPage();
     await eddie.goto(`${base}#/accept-invitation?token=${encodeURIComponent(token)}`);
@@ -428,6 +431,23 @@ async function main(): Promise<void> {
     await page.reload();
     await page.locator('#members-table tr[data-member="eddie@acme.example"]').waitFor();
     assert.equal(await page.locator('#invitations-table tr[data-invitation="eddie@acme.example"]').count(), 0);
+  });
+
+  await step('a forgotten password is reset through the mailed link', async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const eddie = await other.newPage();
+    await eddie.goto(base);
+    await eddie.click('#forgot-password-link');
+    await eddie.fill('#forgot-email', 'eddie@acme.example');
+    await eddie.click('#forgot-submit');
+    await eddie.locator('#forgot-sent').waitFor();
+    const token = linkToken(firstLink((await h.mail!.next('eddie@acme.example')).text));
+    await eddie.goto(`${base}#/reset-password?token=${encodeURIComponent(token)}`);
+    await eddie.fill('#reset-password', 'eddie-new-password');
+    await shot(eddie, 'reset-password');
+    await eddie.click('#reset-submit');
+    await eddie.getByRole('heading', { name: 'Agents' }).waitFor();
+    await other.close();
   });
 
   await step('theme the widget, allow this origin, and preview the real widget', async () => {
@@ -461,7 +481,7 @@ async function main(): Promise<void> {
     });
     // An existing user accepts with their current password.
     const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
-      body: { token: second.json.owner_invitation.token, password: PASSWORD },
+      body: { token: await invitationToken(h, EMAIL, second.json.owner_invitation), password: PASSWORD },
     });
     assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
     await page.goto(`${base}#/agents`);

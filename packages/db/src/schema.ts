@@ -328,10 +328,39 @@ export const users = pgTable(
     email: text('email').notNull(),
     name: text('name'),
     passwordHash: text('password_hash').notNull(),
+    /**
+     * When the owner of the address proved they read its mail (a mailed invitation, a confirmation
+     * or a password reset); null = unverified (an account made through a link shown to an inviter).
+     */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`)],
+);
+
+/** What an account token is for: both prove the mailbox of the user's email. */
+export type AccountTokenPurpose = 'password_reset' | 'email_confirmation';
+
+/**
+ * Single-use tokens mailed to a user (password reset, email confirmation). Only the SHA-256 of the
+ * token is stored; `email` is the address it was sent to, so a token outlives no change of email.
+ */
+export const accountTokens = pgTable(
+  'account_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose').$type<AccountTokenPurpose>().notNull(),
+    tokenHash: text('token_hash').notNull(),
+    email: text('email').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('account_tokens_token_hash_idx').on(t.tokenHash), index('account_tokens_user_idx').on(t.userId)],
 );
 
 /** Who belongs to which tenant, with which role. */
@@ -370,7 +399,10 @@ export const userSessions = pgTable(
   (t) => [uniqueIndex('user_sessions_token_hash_idx').on(t.tokenHash), index('user_sessions_user_idx').on(t.userId)],
 );
 
-/** Invitations to join a tenant; the token is shown once and stored as SHA-256. */
+/** How an invitation's token reached the invited person. */
+export type InvitationDelivery = 'email' | 'link';
+
+/** Invitations to join a tenant; the token is mailed (or shown once) and stored as SHA-256. */
 export const invitations = pgTable(
   'invitations',
   {
@@ -383,6 +415,11 @@ export const invitations = pgTable(
     tokenHash: text('token_hash').notNull(),
     /** The inviting user (null when the platform operator invited the first owner). No foreign key: outlives the user. */
     invitedBy: uuid('invited_by'),
+    /**
+     * How the token reached the invitee: `email` (mailed: accepting proves the mailbox) or `link`
+     * (shown to the inviter: an account it creates stays unverified).
+     */
+    delivery: text('delivery').$type<InvitationDelivery>().notNull().default('link'),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     acceptedAt: timestamp('accepted_at', { withTimezone: true, mode: 'date' }),

@@ -1,5 +1,6 @@
 export { chromiumLaunchOptions } from './chromium.ts';
 export * from './fake-llm/index.ts';
+export * from './mail-catcher.ts';
 export * from './mcp-server.ts';
 export { testMcpStdioCommand } from './mcp-stdio-server.ts';
 export {

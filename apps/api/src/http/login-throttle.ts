@@ -37,28 +37,16 @@ export interface LoginThrottle {
  */
 export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginThrottle {
   const duration = options.windowSeconds ?? 15 * 60;
-  const make = (keyPrefix: string, points: number) => {
-    const memory = new RateLimiterMemory({ keyPrefix, points, duration });
-    // While Redis is unreachable each process counts on its own instead of failing logins.
-    return options.redis
-      ? new RateLimiterRedis({
-          storeClient: options.redis,
-          keyPrefix: `${options.prefix ?? 'agentry'}:login:${keyPrefix}`,
-          points,
-          duration,
-          insuranceLimiter: memory,
-        })
-      : memory;
-  };
+  const make = (keyPrefix: string, points: number) =>
+    sharedLimiter({ ...options, scope: 'login', keyPrefix, points, duration });
   const perEmail = make('email-ip', options.maxFailuresPerEmailAndIp ?? 5);
   const perIp = make('ip', options.maxFailuresPerIp ?? 100);
-  const emailKey = (email: string, ip: string) =>
-    createHash('sha256').update(`${email.trim().toLowerCase()}\n${ip}`).digest('base64url');
+  const emailKey = (email: string, ip: string) => hashedKey(`${email.trim().toLowerCase()}\n${ip}`);
 
   return {
     async attempt(email, ip) {
-      await consume(perIp, ip);
-      await consume(perEmail, emailKey(email, ip));
+      await consume(perIp, ip, throttled);
+      await consume(perEmail, emailKey(email, ip), throttled);
     },
     async succeeded(email, ip) {
       await Promise.all([perEmail.delete(emailKey(email, ip)), perIp.reward(ip, 1)]);
@@ -66,11 +54,50 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
   };
 }
 
-async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: string): Promise<void> {
+/** A counter kept in Redis (shared by API processes) or, without Redis, in this process. */
+export type SharedLimiter = RateLimiterMemory | RateLimiterRedis;
+
+/**
+ * A fixed-window counter of `points` per `duration` seconds under `<prefix>:<scope>:<keyPrefix>`:
+ * in Redis when given (falling back to this process's memory while Redis is unreachable, rather
+ * than failing the request), else in memory (embedded mode).
+ */
+export function sharedLimiter(options: {
+  redis?: Redis;
+  prefix?: string;
+  scope: string;
+  keyPrefix: string;
+  points: number;
+  duration: number;
+}): SharedLimiter {
+  const { keyPrefix, points, duration } = options;
+  const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+  return options.redis
+    ? new RateLimiterRedis({
+        storeClient: options.redis,
+        keyPrefix: `${options.prefix ?? 'agentry'}:${options.scope}:${keyPrefix}`,
+        points,
+        duration,
+        insuranceLimiter: memory,
+      })
+    : memory;
+}
+
+/** A key that names no email or address in the store. */
+export function hashedKey(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+/** Counts one attempt on `key`; over the limit throws `tooMany(msBeforeNext)`. */
+export async function consume(
+  limiter: SharedLimiter,
+  key: string,
+  tooMany: (msBeforeNext: number) => AppError,
+): Promise<void> {
   try {
     await limiter.consume(key, 1);
   } catch (error) {
-    if (error instanceof RateLimiterRes) throw throttled(error.msBeforeNext);
+    if (error instanceof RateLimiterRes) throw tooMany(error.msBeforeNext);
     throw error;
   }
 }

@@ -25,7 +25,14 @@ export const SessionSchema = component(
   'Session',
   z.object({
     object: z.literal('session'),
-    user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable() }),
+    user: z.object({
+      id: z.uuid(),
+      email: z.string(),
+      name: z.string().nullable(),
+      email_verified: z
+        .boolean()
+        .describe('false until the user confirms their address (`POST /v1/auth/email-confirmation`)'),
+    }),
     memberships: z
       .array(z.object({ tenant_id: z.uuid(), tenant_name: z.string(), role }))
       .describe('The active tenants the user may act in (send one as `X-Agentry-Tenant`)'),
@@ -41,6 +48,9 @@ export const MemberSchema = component(
     user_id: z.uuid(),
     email: z.string(),
     name: z.string().nullable(),
+    email_verified: z
+      .boolean()
+      .describe('Whether the member proved they read this address (false: joined through a link shown to an inviter)'),
     role,
     created_at: timestamp,
   }),
@@ -54,6 +64,11 @@ export const InvitationSchema = component(
     id: z.uuid(),
     email: z.string(),
     role,
+    delivery: z
+      .enum(['email', 'link'])
+      .describe(
+        '`email`: the link was mailed to the invitee; `link`: no mail is configured and the inviter was shown it',
+      ),
     invited_by: z.uuid().nullable().describe('The inviting user; null when invited by the operator or an API key'),
     created_at: timestamp,
     expires_at: timestamp,
@@ -62,9 +77,18 @@ export const InvitationSchema = component(
 export const InvitationCreatedSchema = component(
   'InvitationCreated',
   InvitationSchema.extend({
-    token: z.string().describe('Shown once'),
-    accept_url: z.string().describe('The dashboard page where the invited person accepts'),
+    token: z.string().optional().describe('Only with `delivery: link`: shown once'),
+    accept_url: z
+      .string()
+      .optional()
+      .describe('Only with `delivery: link`: the dashboard page where the invited person accepts'),
     note: z.string(),
   }),
 );
 export const InvitationListSchema = component('InvitationList', list(InvitationSchema));
+
+export const PasswordResetRequestedSchema = component(
+  'PasswordResetRequested',
+  z.object({ object: z.literal('password_reset_request'), note: z.string() }),
+  'The same answer whether or not the email has an account',
+);

@@ -39,6 +39,8 @@ export const ERROR_STATUS: Record<string, number> = {
   model_not_found: 404,
   member_not_found: 404,
   invitation_not_found: 404,
+  password_reset_not_found: 404,
+  email_confirmation_not_found: 404,
   webhook_delivery_not_found: 404,
   // 409
   agent_not_published: 409,
@@ -49,10 +51,13 @@ export const ERROR_STATUS: Record<string, number> = {
   last_owner: 409,
   already_a_member: 409,
   user_exists: 409,
+  email_already_verified: 409,
   run_cancelled: 409,
   webhook_delivery_not_failed: 409,
   // 410
   invitation_expired: 410,
+  password_reset_expired: 410,
+  email_confirmation_expired: 410,
   // 413
   payload_too_large: 413,
   // 422
@@ -67,12 +72,14 @@ export const ERROR_STATUS: Record<string, number> = {
   conversation_queue_full: 429,
   too_many_streams_for_visitor: 429,
   login_throttled: 429,
+  password_reset_throttled: 429,
   // 500
   internal_error: 500,
   // 502/504 (chat completions)
   run_failed: 502,
   run_timeout: 504,
   run_not_finished: 504,
+  mail_failed: 502,
   // 503
   model_not_configured: 503,
   database_unavailable: 503,
@@ -80,6 +87,7 @@ export const ERROR_STATUS: Record<string, number> = {
   too_many_streams: 503,
   server_busy: 503,
   secrets_not_configured: 503,
+  mail_not_configured: 503,
   widget_not_built: 503,
   dashboard_not_built: 400,
 };

@@ -326,9 +326,16 @@ export const TenantCreatedSchema = component(
   TenantSchema.extend({
     api_key: z.object({ id, key: z.string(), prefix: z.string(), note: z.string() }),
     owner_invitation: z
-      .object({ token: z.string(), accept_url: z.string(), expires_at: timestamp })
+      .object({
+        id,
+        email: z.string(),
+        delivery: z.enum(['email', 'link']),
+        token: z.string().optional().describe('Only with `delivery: link`: shown once'),
+        accept_url: z.string().optional().describe('Only with `delivery: link`'),
+        expires_at: timestamp,
+      })
       .optional()
-      .describe('With `owner_email`: the invitation for the first owner, shown once'),
+      .describe('With `owner_email`: the first owner’s invitation, mailed (or, with `delivery: link`, shown once)'),
   }),
 );
 

@@ -1,3 +1,4 @@
+import { errors } from '@agentry/errors';
 import { hash, verify } from '@node-rs/argon2';
 
 /** `Algorithm.Argon2id`: the package's const enum cannot be imported under type stripping. */
@@ -10,6 +11,21 @@ const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, p
 export const PASSWORD_MIN_LENGTH = 10;
 /** Longest accepted: hashing cost grows with length, so a megabyte "password" must not reach argon2. */
 export const PASSWORD_MAX_LENGTH = 1024;
+
+/**
+ * The rules a new password follows (at sign-up through an invitation and at a reset): 422
+ * `validation_failed` at `/password` when it is too short. The longest is the body schema's.
+ */
+export function assertNewPassword(password: string): void {
+  if (password.length >= PASSWORD_MIN_LENGTH) return;
+  throw errors.validation('The password is too short', [
+    {
+      path: '/password',
+      code: 'too_short',
+      message: `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters`,
+    },
+  ]);
+}
 
 /**
  * An argon2id PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`) with a fresh random salt.

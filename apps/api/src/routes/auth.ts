@@ -21,9 +21,9 @@ import { hashInvitationToken } from '../http/invitation-token.ts';
 import { createLoginThrottle, type LoginThrottleOptions } from '../http/login-throttle.ts';
 import { doc, ref } from '../http/openapi.ts';
 import {
+  assertNewPassword,
   hashPassword,
   PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
   verifyDummyPassword,
   verifyPassword,
 } from '../http/password.ts';
@@ -41,6 +41,7 @@ const AcceptInvitation = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
 });
 
+/** 401 `invalid_credentials`, the same for a wrong password and an unknown email. */
 function invalidCredentials(): AppError {
   return new AppError({
     code: 'invalid_credentials',
@@ -62,7 +63,7 @@ export async function sessionView(db: Db, user: User, csrfToken: string) {
   const memberships = await listUserMemberships(db, user.id);
   return {
     object: 'session',
-    user: { id: user.id, email: user.email, name: user.name },
+    user: { id: user.id, email: user.email, name: user.name, email_verified: user.emailVerifiedAt !== null },
     memberships: memberships.map((m) => ({ tenant_id: m.tenantId, tenant_name: m.tenantName, role: m.role })),
     csrf_token: csrfToken,
   };
@@ -72,7 +73,7 @@ export async function sessionView(db: Db, user: User, csrfToken: string) {
  * Starts a session for `user`: a new random token (the id rotates at every login; a session the
  * request still carried is ended), only its hash stored, set as the httpOnly cookie.
  */
-async function openSession(db: Db, c: Context, user: User) {
+export async function openSession(db: Db, c: Context, user: User) {
   const previous = await loadSession(db, c);
   if (previous) await deleteUserSession(db, previous.session.id);
   const { token, hash } = newSessionToken();
@@ -199,7 +200,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
       tag: 'Dashboard accounts',
       summary: 'Join a tenant with an invitation token, and sign in',
       description:
-        'A new email creates the account with `password` (at least 10 characters); an existing account must give its current password.',
+        'A new email creates the account with `password` (at least 10 characters): verified when the invitation was mailed, unverified when its link was shown to the inviter. An existing account must give its current password (no second password is ever set).',
       auth: 'public',
       body: {
         schema: AcceptInvitation,
@@ -248,15 +249,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
         await throttle.succeeded(existing.email, ip);
         result = await acceptInvitation(deps.db, invitation, { existingUser: existing });
       } else {
-        if (body.password.length < PASSWORD_MIN_LENGTH) {
-          throw errors.validation('The password is too short', [
-            {
-              path: '/password',
-              code: 'too_short',
-              message: `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters`,
-            },
-          ]);
-        }
+        assertNewPassword(body.password);
         const passwordHash = await hashPassword(body.password);
         result = await acceptInvitation(deps.db, invitation, {
           newUser: { name: body.name ?? null, passwordHash },

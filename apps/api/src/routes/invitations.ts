@@ -1,11 +1,4 @@
-import {
-  createInvitation,
-  type Invitation,
-  isId,
-  isMemberEmail,
-  listPendingInvitations,
-  revokeInvitation,
-} from '@agentry/db';
+import { type Invitation, isId, isMemberEmail, listPendingInvitations, revokeInvitation } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -13,7 +6,7 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
-import { acceptUrl, INVITATION_TTL_MS, newInvitationToken } from '../http/invitation-token.ts';
+import { deliverInvitation } from '../http/invitation-delivery.ts';
 import { doc, PAGE_QUERY, ref } from '../http/openapi.ts';
 import '../http/openapi-accounts.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
@@ -23,13 +16,14 @@ const NewInvitation = z.strictObject({
   role: z.enum(['owner', 'editor', 'viewer']),
 });
 
-/** The public shape of an invitation (never its token, which only the creating answer shows). */
+/** The public shape of an invitation (never its token: mailed, or shown once when mail is off). */
 export function invitationView(invitation: Invitation) {
   return {
     object: 'invitation',
     id: invitation.id,
     email: invitation.email,
     role: invitation.role,
+    delivery: invitation.delivery,
     invited_by: invitation.invitedBy,
     created_at: invitation.createdAt.toISOString(),
     expires_at: invitation.expiresAt.toISOString(),
@@ -37,7 +31,9 @@ export function invitationView(invitation: Invitation) {
 }
 
 /**
- * `POST /v1/invitations` {email, role} (owners) → the token once and the accept URL;
+ * `POST /v1/invitations` {email, role} (owners) mails the accept link to the invited address (the
+ * inviter never sees it; without SMTP, only when the operator shows links, and then the account it
+ * makes stays unverified);
  * `GET /v1/invitations` the pending ones; `DELETE /v1/invitations/{id}` revokes.
  */
 export function invitationRoutes(deps: ApiDeps) {
@@ -48,11 +44,13 @@ export function invitationRoutes(deps: ApiDeps) {
     doc({
       operationId: 'createInvitation',
       tag: 'Dashboard accounts',
-      summary: 'Invite someone to the tenant with a role (owners); the token is shown once',
+      summary: 'Invite someone to the tenant with a role (owners); the link is mailed to them',
+      description:
+        'The accept link goes to the invited address by mail; the answer never holds it. On a server without SMTP whose operator set `SHOW_INVITATION_LINKS`, the answer holds `token` and `accept_url` instead (`delivery: link`) and an account made through it stays unverified.',
       auth: 'tenant',
       body: { schema: NewInvitation, example: { email: 'ada@example.com', role: 'editor' } },
       responses: { 201: { description: 'Invited', schema: ref('InvitationCreated') } },
-      errors: ['already_a_member'],
+      errors: ['already_a_member', 'mail_not_configured', 'mail_failed'],
     }),
     async (c) => {
       const body = await readJson(c, NewInvitation);
@@ -60,24 +58,31 @@ export function invitationRoutes(deps: ApiDeps) {
       if (await isMemberEmail(deps.db, tenantId, body.email)) {
         throw errors.conflict('already_a_member', `${body.email} is already a member of this tenant`);
       }
-      const { token, hash } = newInvitationToken();
-      const invitation = await createInvitation(deps.db, {
-        tenantId,
+      const { invitation, shown } = await deliverInvitation(deps, c, {
+        tenant: c.var.tenant,
         email: body.email,
         role: body.role,
-        tokenHash: hash,
         invitedBy: c.var.principal.user?.id ?? null,
-        expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
       });
-      await audit(
-        deps.db,
-        c,
-        'member.invited',
-        { type: 'invitation', id: invitation.id },
-        { email: invitation.email, role: invitation.role },
-      );
+      const details = { email: invitation.email, role: invitation.role, delivery: invitation.delivery };
+      await audit(deps.db, c, 'member.invited', { type: 'invitation', id: invitation.id }, details);
+      if (!shown) {
+        await audit(
+          deps.db,
+          c,
+          'invitation.sent',
+          { type: 'invitation', id: invitation.id },
+          { email: invitation.email },
+        );
+        return c.json({ ...invitationView(invitation), note: `Invitation sent to ${invitation.email}.` }, 201);
+      }
       return c.json(
-        { ...invitationView(invitation), token, accept_url: acceptUrl(c, token), note: 'Shown once: send it now.' },
+        {
+          ...invitationView(invitation),
+          token: shown.token,
+          accept_url: shown.acceptUrl,
+          note: 'This server sends no mail: give this link to the invited person yourself (shown once). An account made through it stays unverified until its owner confirms the address.',
+        },
         201,
       );
     },

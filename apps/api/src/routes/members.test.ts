@@ -50,6 +50,8 @@ describe.each(accountModes)('tenant members and roles (%s)', (mode) => {
       user_id: expect.any(String),
       email: 'owner@roles.test',
       name: null,
+      // The owner accepted a mailed invitation: the address is proven.
+      email_verified: true,
       role: 'owner',
       created_at: expect.any(String),
     });

@@ -23,6 +23,7 @@ export function memberView(member: MemberWithUser) {
     user_id: member.userId,
     email: member.email,
     name: member.name,
+    email_verified: member.emailVerified,
     role: member.role,
     created_at: member.createdAt.toISOString(),
   };

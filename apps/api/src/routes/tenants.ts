@@ -1,5 +1,4 @@
 import {
-  createInvitation,
   createTenantWithKey,
   deleteTenant,
   getTenant,
@@ -16,7 +15,7 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { generateSecretKey, requirePlatformAdmin } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
-import { acceptUrl, INVITATION_TTL_MS, newInvitationToken } from '../http/invitation-token.ts';
+import { assertCanInvite, deliverInvitation } from '../http/invitation-delivery.ts';
 import { doc, type ParamDoc, ref } from '../http/openapi.ts';
 
 const CreateTenant = z.strictObject({
@@ -30,25 +29,33 @@ export function tenantRoutes(deps: ApiDeps) {
   const app = new Hono();
   app.use('*', requirePlatformAdmin(deps.platformAdminToken));
 
-  // The first owner of a new tenant: an invitation whose token only this answer shows.
-  const inviteOwner = async (c: Context, tenantId: string, email: string) => {
-    const { token, hash } = newInvitationToken();
-    const invitation = await createInvitation(deps.db, {
-      tenantId,
-      email,
-      role: 'owner',
-      tokenHash: hash,
-      invitedBy: null,
-      expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
-    });
+  // The first owner of a new tenant: an invitation mailed to them (or, without mail and with the
+  // operator's SHOW_INVITATION_LINKS, shown in this answer only).
+  const inviteOwner = async (c: Context, tenant: Tenant, email: string) => {
+    const { invitation, shown } = await deliverInvitation(deps, c, { tenant, email, role: 'owner', invitedBy: null });
+    const event = { tenantId: tenant.id, actor: { type: 'platform' } as const };
+    const target = { type: 'invitation', id: invitation.id };
     await recordAuditEvent(deps.db, {
-      tenantId,
-      actor: { type: 'platform' },
+      ...event,
       action: 'member.invited',
-      target: { type: 'invitation', id: invitation.id },
-      details: { email: invitation.email, role: 'owner' },
+      target,
+      details: { email: invitation.email, role: 'owner', delivery: invitation.delivery },
     });
-    return { token, accept_url: acceptUrl(c, token), expires_at: invitation.expiresAt.toISOString() };
+    if (!shown) {
+      await recordAuditEvent(deps.db, {
+        ...event,
+        action: 'invitation.sent',
+        target,
+        details: { email: invitation.email },
+      });
+    }
+    return {
+      id: invitation.id,
+      email: invitation.email,
+      delivery: invitation.delivery,
+      ...(shown ? { token: shown.token, accept_url: shown.acceptUrl } : {}),
+      expires_at: invitation.expiresAt.toISOString(),
+    };
   };
   const tenantId: Record<string, ParamDoc> = { id: { description: 'The tenant id', resource: 'tenant' } };
   app.post(
@@ -56,14 +63,17 @@ export function tenantRoutes(deps: ApiDeps) {
     doc({
       operationId: 'createTenant',
       tag: 'Tenants (operator)',
-      summary: 'Create a tenant with its first secret key (and, with `owner_email`, an owner invitation)',
+      summary: 'Create a tenant with its first secret key (and, with `owner_email`, a mailed owner invitation)',
       auth: 'platform',
       body: { schema: CreateTenant, example: { name: 'Acme', owner_email: 'owner@acme.example' } },
       responses: { 201: { description: 'The tenant; its key is shown once', schema: ref('TenantCreated') } },
+      errors: ['mail_not_configured', 'mail_failed'],
     }),
   );
   app.post('/', async (c) => {
     const body = await readJson(c, CreateTenant);
+    // Refused before anything is written when the owner could not be reached.
+    if (body.owner_email) assertCanInvite(deps);
     const key = generateSecretKey();
     const { tenant, apiKey } = await createTenantWithKey(deps.db, { name: body.name, key });
     await audit(
@@ -73,7 +83,13 @@ export function tenantRoutes(deps: ApiDeps) {
       { type: 'tenant', id: tenant.id },
       { name: tenant.name, api_key_prefix: apiKey.prefix },
     );
-    const ownerInvitation = body.owner_email ? await inviteOwner(c, tenant.id, body.owner_email) : undefined;
+    const ownerInvitation = body.owner_email
+      ? await inviteOwner(c, tenant, body.owner_email).catch(async (error: unknown) => {
+          // The mail server refused: the tenant goes too, so a retry starts from nothing.
+          await deleteTenant(deps.db, tenant.id);
+          throw error;
+        })
+      : undefined;
     return c.json(
       {
         ...tenantView(tenant),

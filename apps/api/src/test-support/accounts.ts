@@ -1,4 +1,4 @@
-import { availableServices } from '@agentry/testkit';
+import { availableServices, firstLink } from '@agentry/testkit';
 import { sql } from 'drizzle-orm';
 import { ADMIN_TOKEN, call, type Harness, type Mode } from './harness.ts';
 
@@ -72,19 +72,45 @@ export class Browser {
   }
 }
 
-/** A tenant created by the operator with a first owner, who accepted and is signed in. */
-export async function tenantWithOwner(h: Pick<Harness, 'platform'>, name: string, email: string, password: string) {
+/** The `token` parameter of a mailed dashboard link (`…/dashboard/#/page?token=…`). */
+export function linkToken(link: string): string {
+  const token = new URLSearchParams(new URL(link).hash.split('?')[1] ?? '').get('token');
+  if (!token) throw new Error(`no token in ${link}`);
+  return token;
+}
+
+/**
+ * The token of an invitation to `email`: read from the mail the invitee received (the answer
+ * holds it only on a server without mail that shows links, `delivery: link`).
+ */
+export async function invitationToken(
+  h: Pick<Harness, 'mail'>,
+  email: string,
+  answer: { token?: string; delivery?: string },
+): Promise<string> {
+  if (answer.delivery === 'link' && answer.token) return answer.token;
+  if (!h.mail) throw new Error('the invitation was mailed, but the harness has no mail catcher');
+  return linkToken(firstLink((await h.mail.next(email)).text));
+}
+
+/** A tenant created by the operator with a first owner, who accepted (from the mail) and is signed in. */
+export async function tenantWithOwner(
+  h: Pick<Harness, 'platform' | 'mail'>,
+  name: string,
+  email: string,
+  password: string,
+) {
   const created = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name, owner_email: email } });
   if (created.status !== 201) throw new Error(`tenant creation failed: ${JSON.stringify(created.json)}`);
   const owner = new Browser(h);
-  const accepted = await owner.accept(created.json.owner_invitation.token, password);
+  const accepted = await owner.accept(await invitationToken(h, email, created.json.owner_invitation), password);
   if (accepted.status !== 200) throw new Error(`accepting failed: ${JSON.stringify(accepted.json)}`);
   return { id: created.json.id as string, key: created.json.api_key.key as string, owner };
 }
 
 /** Invites `email` with `role` (as `owner` in `tenantId`), accepts it in a new browser and returns that browser. */
 export async function addMember(
-  h: Pick<Harness, 'platform'>,
+  h: Pick<Harness, 'platform' | 'mail'>,
   owner: Browser,
   tenantId: string,
   email: string,
@@ -94,7 +120,7 @@ export async function addMember(
   const invited = await owner.request('POST', '/v1/invitations', { tenant: tenantId, body: { email, role } });
   if (invited.status !== 201) throw new Error(`invitation failed: ${JSON.stringify(invited.json)}`);
   const browser = new Browser(h);
-  const accepted = await browser.accept(invited.json.token, password);
+  const accepted = await browser.accept(await invitationToken(h, email, invited.json), password);
   if (accepted.status !== 200) throw new Error(`accepting failed: ${JSON.stringify(accepted.json)}`);
   return browser;
 }

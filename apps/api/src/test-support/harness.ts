@@ -11,8 +11,10 @@ import {
   deleteRedisKeys,
   type FakeLlmServer,
   freePort,
+  type MailCatcher,
   type RecordingServer,
   startFakeLlm,
+  startMailCatcher,
   startPrivateRedis,
   startRecordingServer,
   testServices,
@@ -23,6 +25,8 @@ import { type RunningPlatform, startPlatform } from '../platform.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** The PUBLIC_URL harnesses with mail configure: links in mails start with it. */
+export const TEST_PUBLIC_URL = 'http://agentry.test';
 
 /** The seed's example config (seed 003 §5.11.1), exactly as in `configs/`. */
 export function seedConfig(): Record<string, any> {
@@ -41,6 +45,8 @@ export interface Harness {
   platform: RunningPlatform;
   llm: FakeLlmServer;
   endpoint: RecordingServer;
+  /** The SMTP server account mail goes to (absent with `mail: false`: no SMTP configured). */
+  mail?: MailCatcher;
   /** Worker processes (production mode). */
   workers: ChildProcess[];
   /** Starts one more worker process with the harness's environment (production mode). */
@@ -94,13 +100,14 @@ function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
 }
 
 /**
- * A running platform with a fake model (speaking `provider`'s wire format) and a recording tool
- * endpoint; `close()` stops everything and removes the data it created.
+ * A running platform with a fake model (speaking `provider`'s wire format), a recording tool
+ * endpoint and (unless `mail: false`) a recording SMTP server for account mail; `close()` stops
+ * everything and removes the data it created.
  */
 export async function startHarness(
   mode: Mode,
   provider: Provider,
-  options: { env?: Record<string, string>; workers?: number } = {},
+  options: { env?: Record<string, string>; workers?: number; mail?: boolean } = {},
 ): Promise<Harness> {
   const extraEnv = options.env ?? {};
   const workers: ChildProcess[] = [];
@@ -113,6 +120,8 @@ export async function startHarness(
     cleanup.push(() => llm.close());
     const endpoint = await startRecordingServer();
     cleanup.push(() => endpoint.close());
+    const mail = options.mail === false ? undefined : await startMailCatcher();
+    if (mail) cleanup.push(() => mail.close());
     const env: Record<string, string> = {
       PORT: '0',
       PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -123,6 +132,9 @@ export async function startHarness(
       // Workers pick a free metrics port, so several can run at once.
       METRICS_PORT: '0',
       ...providerEnv(provider, llm),
+      ...(mail
+        ? { SMTP_URL: mail.url, MAIL_FROM: 'Agentry <no-reply@agentry.test>', PUBLIC_URL: TEST_PUBLIC_URL }
+        : {}),
       ...extraEnv,
     };
     if (mode === 'embedded') {
@@ -148,7 +160,7 @@ export async function startHarness(
       workers.push(worker);
       return worker;
     };
-    return { platform, llm, endpoint, workers, addWorker, env, close };
+    return { platform, llm, endpoint, ...(mail ? { mail } : {}), workers, addWorker, env, close };
   } catch (error) {
     await close();
     throw error;

@@ -31,6 +31,8 @@ export interface Member {
   user_id: string;
   email: string;
   name: string | null;
+  /** false: joined through a link shown to an inviter and never confirmed the address. */
+  email_verified: boolean;
   role: Role;
   created_at: string;
 }
@@ -40,7 +42,9 @@ export interface Invitation {
   email: string;
   role: Role;
   expires_at: string;
-  /** Only in the answer to the POST that created it. */
+  /** `email`: the link went to the invitee by mail; `link`: no mail on this server, shown once below. */
+  delivery: 'email' | 'link';
+  /** Only with `delivery: link`, in the answer to the POST that created it. */
   token?: string;
   accept_url?: string;
 }

@@ -3,6 +3,7 @@ import { ApiError } from '../api/problem.ts';
 import { LabelledField } from '../components/labelled-field.tsx';
 import { PasswordField } from '../components/password-field.tsx';
 import { useI18n } from '../i18n/i18n-context.tsx';
+import { routeHref } from '../router/routes.ts';
 import { LanguageSwitch } from '../shell/language-switch.tsx';
 import { loginWithPassword, looksLikeSecretKey, signInWithKey } from './session.ts';
 
@@ -62,6 +63,11 @@ export function LoginPage() {
           <button type="submit" id="login-submit" disabled={busy || !email || !password}>
             {t('login.submit')}
           </button>
+          <p>
+            <a href={routeHref({ name: 'forgot-password' })} id="forgot-password-link">
+              {t('login.forgot')}
+            </a>
+          </p>
         </form>
         <details className="key-login">
           <summary id="key-login-toggle">{t('login.useKey')}</summary>

@@ -22,7 +22,7 @@ export interface Membership {
 
 export interface Session {
   object: 'session';
-  user: { id: string; email: string; name: string | null };
+  user: { id: string; email: string; name: string | null; email_verified: boolean };
   memberships: Membership[];
   csrf_token: string;
 }
@@ -118,6 +118,29 @@ export async function acceptInvitation(token: string, password: string, name?: s
     ...(name?.trim() ? { name: name.trim() } : {}),
   });
   signedIn(session, session.memberships.find((m) => !before.has(m.tenant_id)) ?? pickTenant(session));
+}
+
+/** Asks for a reset link by mail; the API answers alike whether or not the email has an account. */
+export async function requestPasswordReset(email: string): Promise<void> {
+  await apiFetch('POST', '/v1/auth/password-reset', { email: email.trim() });
+}
+
+/** Sets a new password with the mailed token; the API ends every other session and signs this one in. */
+export async function resetPassword(token: string, password: string): Promise<void> {
+  signedIn(await apiFetch<Session>('POST', '/v1/auth/password-reset/confirm', { token, password }));
+}
+
+/** Confirms the address with the mailed token; the session (if any) then shows it verified. */
+export async function confirmEmail(token: string): Promise<void> {
+  await apiFetch('POST', '/v1/auth/confirm-email', { token });
+  if (state.status === 'user') {
+    set({ ...state, session: { ...state.session, user: { ...state.session.user, email_verified: true } } });
+  }
+}
+
+/** Mails the signed-in user a link that confirms their address. */
+export async function requestEmailConfirmation(): Promise<void> {
+  await apiFetch('POST', '/v1/auth/email-confirmation');
 }
 
 /**

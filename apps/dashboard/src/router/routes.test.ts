@@ -18,6 +18,9 @@ describe('hash routes', () => {
     { name: 'settings', tab: 'keys' },
     { name: 'settings', tab: 'widget' },
     { name: 'accept-invitation', token: 'tok_a+b/c=' },
+    { name: 'forgot-password' },
+    { name: 'reset-password', token: 'pwr_a+b/c=' },
+    { name: 'confirm-email', token: 'vfy_x' },
   ])('round-trips %o', (route) => {
     expect(parseRoute(routeHref(route))).toEqual(route);
   });

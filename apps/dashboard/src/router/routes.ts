@@ -7,7 +7,10 @@ export type Route =
   | { name: 'conversation'; id: string }
   | { name: 'usage'; agentId?: string; days?: number }
   | { name: 'settings'; tab: SettingsTab }
-  | { name: 'accept-invitation'; token: string };
+  | { name: 'accept-invitation'; token: string }
+  | { name: 'forgot-password' }
+  | { name: 'reset-password'; token: string }
+  | { name: 'confirm-email'; token: string };
 
 /** The conversation list's search and filters, as they appear in the URL (shareable, back-button safe). */
 export interface ConversationFilter {
@@ -80,6 +83,9 @@ export function parseRoute(hash: string): Route {
   }
   if (parts[0] === 'settings') return { name: 'settings', tab: isSettingsTab(parts[1]) ? parts[1] : 'keys' };
   if (parts[0] === 'accept-invitation') return { name: 'accept-invitation', token: params.get('token') ?? '' };
+  if (parts[0] === 'forgot-password') return { name: 'forgot-password' };
+  if (parts[0] === 'reset-password') return { name: 'reset-password', token: params.get('token') ?? '' };
+  if (parts[0] === 'confirm-email') return { name: 'confirm-email', token: params.get('token') ?? '' };
   return { name: 'agents' };
 }
 
@@ -107,6 +113,10 @@ export function routeHref(route: Route): string {
     case 'settings':
       return `#/settings/${route.tab}`;
     case 'accept-invitation':
-      return `#/accept-invitation?token=${encodeURIComponent(route.token)}`;
+    case 'reset-password':
+    case 'confirm-email':
+      return `#/${route.name}?token=${encodeURIComponent(route.token)}`;
+    case 'forgot-password':
+      return '#/forgot-password';
   }
 }

@@ -1,6 +1,8 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { AcceptInvitationPage } from '../auth/accept-invitation-page.tsx';
+import { ConfirmEmailPage } from '../auth/confirm-email-page.tsx';
 import { LoginPage } from '../auth/login-page.tsx';
+import { ForgotPasswordPage, ResetPasswordPage } from '../auth/password-reset-page.tsx';
 import { logout, restoreSession, useAuth } from '../auth/session.ts';
 import { useI18n } from '../i18n/i18n-context.tsx';
 import { AgentsPage } from '../pages/agents/agents-page.tsx';
@@ -38,6 +40,10 @@ export function App() {
   }, [t]);
   // The invitation link works signed in or not: it signs in as the invited user.
   if (route.name === 'accept-invitation') return <AcceptInvitationPage token={route.token} />;
+  // Mailed links, and asking for one, work signed in or not.
+  if (route.name === 'forgot-password') return <ForgotPasswordPage />;
+  if (route.name === 'reset-password') return <ResetPasswordPage token={route.token} />;
+  if (route.name === 'confirm-email') return <ConfirmEmailPage token={route.token} />;
   if (auth.status === 'checking')
     return (
       <main className="login">
@@ -127,6 +133,9 @@ function Screen({ route }: { route: Route }) {
     case 'settings':
       return <SettingsPage tab={route.tab} />;
     case 'accept-invitation':
+    case 'forgot-password':
+    case 'reset-password':
+    case 'confirm-email':
       return null;
   }
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
-import { invitations, type MemberRole, tenantMembers, tenants, users } from '../schema.ts';
+import { type InvitationDelivery, invitations, type MemberRole, tenantMembers, tenants, users } from '../schema.ts';
 import { withSystemScope, withTenantScope } from '../tenant-scope.ts';
 import type { Tenant } from './tenants.ts';
 import { normalizeEmail, type User } from './users.ts';
@@ -9,7 +9,7 @@ import { normalizeEmail, type User } from './users.ts';
 export type Invitation = typeof invitations.$inferSelect;
 
 /**
- * Stores an invitation (the token's SHA-256; the token itself is shown once to the inviter).
+ * Stores an invitation (the token's SHA-256; the token itself is mailed, or shown once to the inviter).
  *
  * @example
  * await createInvitation(db, { tenantId, email, role: 'editor', tokenHash, invitedBy: userId, expiresAt });
@@ -23,6 +23,7 @@ export async function createInvitation(
     tokenHash: string;
     invitedBy: string | null;
     expiresAt: Date;
+    delivery: InvitationDelivery;
   },
 ): Promise<Invitation> {
   const [row] = await withTenantScope(db, input.tenantId, (tx) =>
@@ -69,6 +70,13 @@ export async function listPendingInvitations(
       )
       .orderBy(desc(invitations.id))
       .limit(page.limit),
+  );
+}
+
+/** Removes an invitation whose mail could not be sent, so a failed invite leaves nothing behind. */
+export async function deleteInvitation(db: Db, tenantId: string, id: string): Promise<void> {
+  await withTenantScope(db, tenantId, (tx) =>
+    tx.delete(invitations).where(and(eq(invitations.id, id), eq(invitations.tenantId, tenantId))),
   );
 }
 
@@ -119,7 +127,8 @@ export type AcceptResult =
 
 /**
  * Accepts an invitation in one transaction: marks it accepted (only if still pending), creates the
- * user when `newUser` is given, and adds the membership. Nothing is written unless all of it is.
+ * user when `newUser` is given, and adds the membership. Accepting a mailed invitation proves the
+ * mailbox: the user's email counts as verified from then on. Nothing is written unless all of it is.
  *
  * @example
  * await acceptInvitation(db, invitation, { existingUser: user });
@@ -147,12 +156,23 @@ export async function acceptInvitation(
       .returning();
     if (!accepted) return { status: 'gone' } as const;
     let user: User | undefined;
+    const verifiedAt = accepted.delivery === 'email' ? now : null;
     if ('existingUser' in who) {
       user = who.existingUser;
+      if (verifiedAt && !user.emailVerifiedAt) {
+        [user] = await tx.update(users).set({ emailVerifiedAt: verifiedAt }).where(eq(users.id, user.id)).returning();
+        if (!user) throw new EmailTaken();
+      }
     } else {
       [user] = await tx
         .insert(users)
-        .values({ id: newId(), email: accepted.email, name: who.newUser.name, passwordHash: who.newUser.passwordHash })
+        .values({
+          id: newId(),
+          email: accepted.email,
+          name: who.newUser.name,
+          passwordHash: who.newUser.passwordHash,
+          emailVerifiedAt: verifiedAt,
+        })
         .onConflictDoNothing()
         .returning();
       // Thrown to roll the acceptance back; the caller answers that the account exists.

@@ -1,11 +1,11 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { type MemberRole, tenantMembers, tenants as tenantsTable, users } from '../schema.ts';
 import { withSystemScope, withTenantScope } from '../tenant-scope.ts';
 import type { Tenant } from './tenants.ts';
 
 export type Member = typeof tenantMembers.$inferSelect;
-export type MemberWithUser = Member & { email: string; name: string | null };
+export type MemberWithUser = Member & { email: string; name: string | null; emailVerified: boolean };
 
 /** A user's membership of one tenant with the tenant row, or undefined when not a member. */
 export async function getMembership(
@@ -49,6 +49,7 @@ const MEMBER_WITH_USER = {
   createdAt: tenantMembers.createdAt,
   email: users.email,
   name: users.name,
+  emailVerified: sql<boolean>`${users.emailVerifiedAt} is not null`.mapWith(Boolean),
 };
 
 /**

@@ -12,7 +12,10 @@ import { useLoad } from '../../components/use-load.ts';
 import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 
-/** Members and roles; owners invite (the accept link is shown once), change roles and remove. */
+/**
+ * Members and roles; owners invite (the link is mailed to the invitee; on a server without mail
+ * whose operator allows it, shown once here), change roles and remove.
+ */
 export function MembersPanel() {
   const { t, lang } = useI18n();
   const auth = useAuth();
@@ -39,10 +42,19 @@ export function MembersPanel() {
           }}
         />
       ) : null}
+      {invited?.delivery === 'email' ? (
+        <div className="card banner-ok" id="invitation-sent" role="status">
+          <p>{t('members.invitationSent', { email: invited.email })}</p>
+          <button type="button" className="secondary small" onClick={() => setInvited(undefined)}>
+            {t('common.close')}
+          </button>
+        </div>
+      ) : null}
       {invited?.accept_url ? (
         <div className="card banner-ok" id="invitation-link" role="status">
           <h3>{t('members.invitedTitle', { email: invited.email })}</h3>
           <p>{t('members.linkOnce')}</p>
+          <p className="muted">{t('members.linkUnverified')}</p>
           <CopyField id="invitation-url" label={t('members.acceptLink')} value={invited.accept_url} />
           <button type="button" className="secondary small" onClick={() => setInvited(undefined)}>
             {t('common.close')}
@@ -61,6 +73,7 @@ export function MembersPanel() {
               <tr key={m.user_id} data-member={m.email}>
                 <td>
                   {m.email} {m.user_id === me ? <span className="badge">{t('members.you')}</span> : null}
+                  {m.email_verified ? null : <span className="badge">{t('members.unverified')}</span>}
                 </td>
                 <td>{m.name ?? <span className="muted">—</span>}</td>
                 <td>

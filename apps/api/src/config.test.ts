@@ -1,0 +1,39 @@
+import { EnvError } from '@agentry/runner';
+import { describe, expect, it } from 'vitest';
+import { readApiConfig } from './config.ts';
+
+const SERVER = { DATABASE_URL: 'postgres://localhost/agentry', REDIS_URL: 'redis://localhost:6379' };
+const SMTP = {
+  SMTP_URL: 'smtp://u:p@mail.test:587',
+  MAIL_FROM: 'Agentry <no-reply@a.test>',
+  PUBLIC_URL: 'https://a.test/',
+};
+
+describe('mail settings', () => {
+  it('shows invitation links by default only in the embedded mode without SMTP', () => {
+    expect(readApiConfig(SERVER, false).mail).toEqual({ showInvitationLinks: false });
+    expect(readApiConfig({}, true).mail).toEqual({ showInvitationLinks: true });
+    expect(readApiConfig({ SHOW_INVITATION_LINKS: 'false' }, true).mail.showInvitationLinks).toBe(false);
+    expect(readApiConfig({ ...SERVER, SHOW_INVITATION_LINKS: 'true' }, false).mail.showInvitationLinks).toBe(true);
+  });
+
+  it('with SMTP_URL, needs MAIL_FROM and PUBLIC_URL, and mails links only', () => {
+    expect(readApiConfig({ ...SERVER, ...SMTP }, false).mail).toEqual({
+      smtp: { url: SMTP.SMTP_URL, from: SMTP.MAIL_FROM, publicUrl: 'https://a.test' },
+      showInvitationLinks: false,
+    });
+    expect(readApiConfig(SMTP, true).mail.showInvitationLinks).toBe(false);
+    const refused = (env: Record<string, string>) => {
+      try {
+        readApiConfig({ ...SERVER, ...env }, false);
+      } catch (error) {
+        return error instanceof EnvError ? error.message : String(error);
+      }
+      return 'accepted';
+    };
+    expect(refused({ ...SMTP, MAIL_FROM: '' })).toMatch(/MAIL_FROM/);
+    expect(refused({ ...SMTP, PUBLIC_URL: '' })).toMatch(/PUBLIC_URL/);
+    expect(refused({ ...SMTP, SHOW_INVITATION_LINKS: 'true' })).toMatch(/SHOW_INVITATION_LINKS/);
+    expect(refused({ ...SMTP, SMTP_URL: 'http://mail.test' })).toMatch(/SMTP_URL/);
+  });
+});
