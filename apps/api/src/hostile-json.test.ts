@@ -1,7 +1,7 @@
 import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantWithOwner } from './test-support/accounts.ts';
-import { ADMIN_TOKEN, call, type Harness, seedConfig, startHarness } from './test-support/harness.ts';
+import { ADMIN_TOKEN, call, type Harness, postRaw, seedConfig, startHarness } from './test-support/harness.ts';
 
 /**
  * Regressions of issue #17 (items 4 and 5): hostile JSON that answered 500. A body nesting 10,000
@@ -127,5 +127,20 @@ describe(`hostile JSON bodies never answer 500 (${mode})`, () => {
     // The operator route too (and everything in between reads through the same reader).
     const tenant = await send(h, '/v1/tenants', deeplyNested({ name: 'x' }, 'settings'), { key: ADMIN_TOKEN });
     tooDeep(tenant);
+  });
+
+  it('found by the route fuzzer: a version number past Postgres integer is 404, not 500', async () => {
+    const agents = await call(h, 'GET', '/v1/agents', { key });
+    const res = await call(h, 'GET', `/v1/agents/${agents.json.data[0].id}/versions/99999999999999999999`, { key });
+    expect([res.status, res.json.code]).toEqual([404, 'agent_version_not_found']);
+  });
+
+  it('found by the route fuzzer: a body over 1 MiB on chat completions is refused in OpenAI’s shape', async () => {
+    const res = await postRaw(
+      `${h.platform.url}/v1/chat/completions`,
+      key,
+      JSON.stringify({ pad: 'x'.repeat(1 << 20) }),
+    );
+    expect([res.status, res.type, res.json.error?.code]).toEqual([413, 'application/json', 'payload_too_large']);
   });
 });

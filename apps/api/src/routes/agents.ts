@@ -47,9 +47,12 @@ async function loadAgent(db: Db, tenantId: string, id: string) {
   return agent;
 }
 
+/** Largest version number: the column is a Postgres `integer`, which refuses (500) anything past it. */
+const MAX_VERSION = 2_147_483_647;
+
 function versionNumber(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw errors.notFound('agent_version', raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_VERSION) throw errors.notFound('agent_version', raw);
   return n;
 }
 
