@@ -143,4 +143,22 @@ describe(`hostile JSON bodies never answer 500 (${mode})`, () => {
     );
     expect([res.status, res.type, res.json.error?.code]).toEqual([413, 'application/json', 'payload_too_large']);
   });
+
+  it('found by the route fuzzer: numbers past a Postgres integer column are 422 naming the field, not 500', async () => {
+    const tenant = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name: 'Limits' } });
+    const limits = await call(h, 'PATCH', `/v1/tenants/${tenant.json.id}`, {
+      key: ADMIN_TOKEN,
+      body: { daily_run_limit: 2 ** 31, daily_token_limit: 1e15 },
+    });
+    expect([limits.status, limits.json.errors.map((e: { path: string }) => e.path)]).toEqual([
+      422,
+      ['/daily_run_limit', '/daily_token_limit'],
+    ]);
+    const agents = await call(h, 'GET', '/v1/agents', { key });
+    const conversation = await call(h, 'POST', '/v1/conversations', {
+      key,
+      body: { agent_id: agents.json.data[0].id, agent_version: 2 ** 31 },
+    });
+    expect([conversation.status, conversation.json.errors?.[0]?.path]).toEqual([422, '/agent_version']);
+  });
 });

@@ -1,9 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
 import { availableServices } from '@agentry/testkit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, tenantWithOwner } from './test-support/accounts.ts';
-import { ADMIN_TOKEN, call, type Harness, seedConfig, startHarness } from './test-support/harness.ts';
+import { ADMIN_TOKEN, call, type Harness, repoRoot, seedConfig, startHarness } from './test-support/harness.ts';
 import { jsonSchemaArbitrary } from './test-support/json-schema-arbitrary.ts';
 import { operationsOf, type SpecOperation } from './test-support/openapi-check.ts';
 
@@ -57,6 +59,17 @@ const FRAGMENTS = [
   '"{{{{x}}}"',
   '"{{#each this}}{{/each}}"',
   '"{{> partial}}"',
+  '"{{"',
+  '"{{{email}}}"',
+  '"{{lookup this \\"constructor\\"}}"',
+  '"{{constructor.constructor}}"',
+  '"{{#with __proto__}}{{/with}}"',
+  '"{{default}}"',
+  '"{email"',
+  '"{context.__proto__}"',
+  '"{secret.}"',
+  '"http://[::1]:99999/{email}"',
+  '"(a+)+$"',
   '"$' + '{process.exit()}"',
   '{"__proto__":{"polluted":true}}',
   '{"constructor":{"prototype":{"polluted":true}}}',
@@ -94,11 +107,19 @@ const fragment: fc.Arbitrary<{ name: string; text: string }> = fc.oneof(
 
 const BODY_MUTATIONS = ['none', 'replace', 'prototype', 'duplicate', 'invalid_utf8', 'truncate', 'oversize'] as const;
 
-/** Places in a JSON value (object members and array items), breadth first, at most 200. */
+/** The agent configs in configs/ (not the schema). */
+function exampleConfigs(): Array<Record<string, unknown>> {
+  const dir = join(repoRoot, 'configs');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json') && !name.includes('schema'))
+    .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));
+}
+
+/** Places in a JSON value (object members and array items), breadth first, at most 1000. */
 function places(value: unknown): Array<Array<string | number>> {
   const found: Array<Array<string | number>> = [[]];
   const queue: Array<[unknown, Array<string | number>]> = [[value, []]];
-  while (queue.length > 0 && found.length < 200) {
+  while (queue.length > 0 && found.length < 1000) {
     const [node, path] = queue.shift()!;
     if (node === null || typeof node !== 'object') continue;
     for (const [key, child] of Object.entries(node)) {
@@ -123,9 +144,19 @@ function setAt(value: unknown, path: Array<string | number>, replacement: unknow
 /** A body for an operation: its example or a value of its schema, then maybe a hostile mutation. */
 function bodyArbitrary(op: SpecOperation, document: Record<string, any>) {
   const media = op.op.requestBody?.content?.['application/json'];
+  // The repository's example configs reach the config loader's later checks (templates, tools).
+  const takesConfig = JSON.stringify(media?.schema ?? {}).includes('#/components/schemas/AgentConfig');
   const base = media
     ? fc.oneof(
         { weight: 2, arbitrary: fc.constant(media.example as unknown) },
+        ...(takesConfig
+          ? [
+              {
+                weight: 3,
+                arbitrary: fc.constantFrom(...exampleConfigs()).map((config) => ({ ...media.example, config })),
+              },
+            ]
+          : []),
         { weight: 3, arbitrary: jsonSchemaArbitrary(media.schema, document) },
         { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
       )
@@ -438,7 +469,10 @@ describe(`property-based fuzzing of every route in /openapi.json (${mode})`, () 
 
   it('never answers 5xx, and every error is problem+json with a code (OpenAI routes: an OpenAI error)', async () => {
     const failures: string[] = [];
-    const operations = operationsOf(document);
+    // Deletions last, so the other operations keep meeting the fixtures a deletion may remove.
+    const operations = operationsOf(document).sort(
+      (x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'),
+    );
     expect(operations.length).toBeGreaterThan(40);
     for (const op of operations) {
       const result = await fc.check(

@@ -18,7 +18,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
-import { readJson } from '../http/body.ts';
+import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
@@ -47,12 +47,9 @@ async function loadAgent(db: Db, tenantId: string, id: string) {
   return agent;
 }
 
-/** Largest version number: the column is a Postgres `integer`, which refuses (500) anything past it. */
-const MAX_VERSION = 2_147_483_647;
-
 function versionNumber(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_VERSION) throw errors.notFound('agent_version', raw);
+  if (!Number.isInteger(n) || n < 1 || n > PG_INTEGER_MAX) throw errors.notFound('agent_version', raw);
   return n;
 }
 
