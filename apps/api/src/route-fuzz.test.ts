@@ -18,11 +18,11 @@ import { operationsOf, type SpecOperation } from './test-support/openapi-check.t
  * operator and nobody. Whatever comes in, the answer is never a 5xx, and an error is problem+json
  * with a `code` (the OpenAI-compatible routes: OpenAI's `{error: {code}}`).
  *
- * Runs per operation: `AGENTRY_FUZZ_RUNS` (default 6, about 30 s on a loaded 2-core machine); a
+ * Runs per operation: `AGENTRY_FUZZ_RUNS` (default 10, about 35 s on a loaded 2-core machine); a
  * failure prints the request and the seed (`AGENTRY_FUZZ_SEED` replays it).
  */
 
-const RUNS = Number(process.env.AGENTRY_FUZZ_RUNS) || 6;
+const RUNS = Number(process.env.AGENTRY_FUZZ_RUNS) || 10;
 const SEED = process.env.AGENTRY_FUZZ_SEED ? Number(process.env.AGENTRY_FUZZ_SEED) : undefined;
 const mode = availableServices().postgres ? 'embedded-postgres' : 'embedded';
 const PASSWORD = 'correct horse battery staple';
@@ -39,6 +39,8 @@ interface FuzzRequest {
   path: string;
   contentType: string | undefined;
   body: string | Uint8Array | undefined;
+  /** Extra headers, hostile ones included (they win over the caller's). */
+  headers: Record<string, string>;
   /** What was done to the body, for the failure report. */
   mutation: string;
 }
@@ -255,6 +257,27 @@ const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }).map((s) => encodeURIComponent(s.toWellFormed()) || 'x'),
 );
 
+/** Header values: what node may send (no control characters), hostile for the API. */
+const hostileHeader: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    '',
+    'x'.repeat(300),
+    '00000000-0000-0000-0000-000000000000',
+    '1e400',
+    '-1',
+    'null',
+    'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4IiwiZXhwIjo5OTk5OTk5OTk5fQ.',
+    'Bearer \u00ff\u00fe',
+  ),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x21, max: 0xff })
+      .filter((c) => c < 0x7f || c > 0x9f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength: 60,
+  }),
+);
+
 const CONTENT_TYPES = [
   'text/plain',
   'application/x-www-form-urlencoded',
@@ -426,8 +449,27 @@ describe(`property-based fuzzing of every route in /openapi.json (${mode})`, () 
           { weight: 8, arbitrary: fc.constant('application/json') },
           { weight: 2, arbitrary: fc.constantFrom<string | undefined>(...CONTENT_TYPES, undefined) },
         ),
+        // Now and then: hostile values of the headers the API reads (they win over the caller's).
+        headers: fc.oneof(
+          { weight: 3, arbitrary: fc.constant({}) },
+          {
+            weight: 1,
+            arbitrary: fc.record(
+              {
+                'idempotency-key': hostileHeader,
+                'x-end-user-token': hostileHeader,
+                'x-agentry-tenant': hostileHeader,
+                'last-event-id': hostileHeader,
+                'x-csrf-token': hostileHeader,
+                prefer: fc.constantFrom('respond-async', 'wait=1', 'respond-async, wait=99999999999'),
+                accept: fc.constantFrom('text/event-stream', 'application/json', '*/*'),
+              },
+              { requiredKeys: [] },
+            ),
+          },
+        ),
       })
-      .map(({ auth, path, query, body, contentType }) => {
+      .map(({ auth, path, query, body, contentType, headers }) => {
         let url = op.path;
         pathParams.forEach((p, i) => {
           url = url.replace(`{${p.name}}`, path[i]!);
@@ -437,6 +479,7 @@ describe(`property-based fuzzing of every route in /openapi.json (${mode})`, () 
           auth,
           path: search ? `${url}?${search}` : url,
           contentType: body.body === undefined ? undefined : contentType,
+          headers: headers as Record<string, string>,
           ...body,
         };
       });
@@ -444,7 +487,7 @@ describe(`property-based fuzzing of every route in /openapi.json (${mode})`, () 
 
   /** Sends a request; returns what is wrong with the answer, or undefined. */
   async function problemWith(op: SpecOperation, request: FuzzRequest): Promise<string | undefined> {
-    const headers = await headersFor(request.auth, op);
+    const headers = { ...(await headersFor(request.auth, op)), ...request.headers };
     if (request.contentType) headers['content-type'] = request.contentType;
     const res = await send(op.method, `${h.platform.url}${request.path}`, headers, request.body);
     const { type, text } = res;
@@ -487,7 +530,7 @@ describe(`property-based fuzzing of every route in /openapi.json (${mode})`, () 
         const body =
           typeof request?.body === 'string' ? request.body.slice(0, 200) : request?.body ? '(bytes)' : '(none)';
         failures.push(
-          `${op.method} ${op.path} (seed ${result.seed}): ${describeError(result.errorInstance)}\n  as ${request?.auth} ${request?.path} [${request?.contentType}] ${request?.mutation}: ${body}`,
+          `${op.method} ${op.path} (seed ${result.seed}): ${describeError(result.errorInstance)}\n  as ${request?.auth} ${request?.path} [${request?.contentType}] ${JSON.stringify(request?.headers)} ${request?.mutation}: ${body}`,
         );
       }
     }
