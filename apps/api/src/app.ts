@@ -18,7 +18,7 @@ import { agentRoutes } from './routes/agents.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
-import { chatCompletionRoutes } from './routes/chat-completions.ts';
+import { chatCompletionRoutes, OPENAI_PATHS, openAiErrorResponse } from './routes/chat-completions.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -58,6 +58,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   app.use('*', requestId(), requestLogger(deps.logger), httpMetrics(metrics));
 
   app.onError((error, c) => {
+    if (OPENAI_PATHS.includes(c.req.path)) return openAiErrorResponse(deps, c, error);
     const appError = toAppError(error);
     if (appError.status >= 500)
       deps.logger.error(

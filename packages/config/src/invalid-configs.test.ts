@@ -327,6 +327,25 @@ const cases: Case[] = [
     'too_many',
   ],
   ['nested too deep', mutated((c) => (c.tools[0].endpoint.body = deep(30))), '', 'config_too_deep'],
+  ['nested 10,000 levels deep', mutated((c) => (c.tools[0].endpoint.body = deep(10_000))), '', 'config_too_deep'],
+  [
+    'lone surrogate in a string',
+    mutated((c) => (c.basic_settings.name = 'A \ud800')),
+    '/basic_settings/name',
+    'lone_surrogate',
+  ],
+  [
+    'lone surrogate in a key',
+    mutated((c) => (c.tools[0].endpoint.body = { '\udc00': 'x' })),
+    '/tools/0/endpoint/body/\ufffd',
+    'lone_surrogate',
+  ],
+  [
+    'number overflowing to Infinity',
+    mutated((c) => (c.limits = { run_timeout: JSON.parse('1e400') })),
+    '/limits/run_timeout',
+    'non_finite_number',
+  ],
   ['document too large', mutated((c) => (c.basic_settings.background = 'x'.repeat(1_100_000))), '', 'config_too_large'],
 ];
 

@@ -8,7 +8,7 @@ import { rememberCompiledTools } from './compiled-tools-memo.ts';
 import { contextNames, crossFieldIssues } from './config-checks.ts';
 import { schemaIssues } from './config-schema.ts';
 import { defaults } from './defaults.ts';
-import { documentLimitIssues } from './document-limits.ts';
+import { documentLimitIssues, unencodableIssues } from './document-limits.ts';
 import { compileMcpServers, mcpServerIssues } from './mcp-servers.ts';
 import { skillIssues } from './skills.ts';
 import { webhookIssues } from './webhooks.ts';
@@ -70,6 +70,9 @@ export function checkAgentConfig(
     };
   }
   const normalized = withListsPresent(input as Record<string, unknown>);
+  // Before the canonical JSON, which throws on these (and recurses as deep as the document goes).
+  const unencodable = unencodableIssues(normalized, defaults.maxConfigDepth);
+  if (unencodable.length > 0) return { ok: false, issues: unencodable };
   const json = canonicalJson(normalized);
   const limitIssues = documentLimitIssues(json, normalized, {
     maxBytes: defaults.maxConfigBytes,

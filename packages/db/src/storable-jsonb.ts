@@ -17,15 +17,31 @@ export function withoutNul(json: string): string {
 }
 
 /**
- * drizzle's `jsonb` column, except that NUL characters in strings are stored as U+FFFD instead of
- * failing the statement (see {@link withoutNul}).
+ * Replaces every lone-surrogate escape (`\ud800` without its pair) in JSON text with `\ufffd`.
+ * `JSON.stringify` writes a lone surrogate as such an escape (a paired one stays a character), and
+ * Postgres refuses it in a jsonb value, failing the whole statement: a tool answer or model output
+ * carrying one would fail its run. An escaped backslash followed by the text `ud800` is left alone.
+ *
+ * @example
+ * withoutLoneSurrogates(JSON.stringify({ note: 'a\ud800b' })); // '{"note":"a\\ufffdb"}'
+ */
+export function withoutLoneSurrogates(json: string): string {
+  if (!json.includes('\\ud')) return json;
+  return json.replace(/(\\+)ud[89a-f][0-9a-f]{2}/g, (match, slashes: string) =>
+    slashes.length % 2 === 1 ? `${slashes}ufffd` : match,
+  );
+}
+
+/**
+ * drizzle's `jsonb` column, except that NUL characters and lone surrogates in strings are stored
+ * as U+FFFD instead of failing the statement (see {@link withoutNul}, {@link withoutLoneSurrogates}).
  *
  * @example
  * const messages = pgTable('messages', { content: jsonb('content').$type<ContentPart[]>().notNull() });
  */
 export const jsonb = customType<{ data: unknown; driverData: string }>({
   dataType: () => 'jsonb',
-  toDriver: (value) => withoutNul(JSON.stringify(value)),
+  toDriver: (value) => withoutLoneSurrogates(withoutNul(JSON.stringify(value))),
   // Drivers hand jsonb over parsed (postgres-js, PGlite); a string is parsed as drizzle's own jsonb does.
   fromDriver: (value) => {
     if (typeof value !== 'string') return value;

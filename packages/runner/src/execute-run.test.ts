@@ -268,6 +268,25 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
     }
   });
 
+  it('stores a tool answer carrying lone surrogates (which Postgres jsonb refuses) with U+FFFD in their place', async () => {
+    const tool = await startRecordingServer();
+    try {
+      const { agent, conversation } = await conversationWithBooking(tool.url);
+      const run = await send(conversation.id, agent.id, 'book it');
+      tool.respondWith(() => ({ body: { note: 'booked\ud800 \udc00x \\ud800 \ud83d\ude00' } }));
+      fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_surrogate', name: 'book', arguments: {} }] });
+      fake.enqueue({ type: 'reply', text: 'Booked.' });
+      await process(run.id, { egress: createEgressPolicy({ allowlist: ['127.0.0.1'] }) });
+      expect((await getRun(db, tenantId, run.id))?.status).toBe('completed');
+      const transcript = await listMessages(db, tenantId, conversation.id);
+      const stored = 'booked\ufffd \ufffdx \\ud800 \ud83d\ude00';
+      expect(transcript[2]?.content).toMatchObject([{ type: 'tool_result', output: { note: stored } }]);
+      expect((await toolCallRecords(db, run, ['call_surrogate']))[0]).toMatchObject({ output: { note: stored } });
+    } finally {
+      await tool.close();
+    }
+  });
+
   it('ends a run cancelled before it started, without writing its kept message', async () => {
     const { agent, conversation } = await conversationWith();
     const earlier = (await claimRun(db, await send(conversation.id, agent.id, 'first')))!;

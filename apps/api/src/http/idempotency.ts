@@ -55,7 +55,8 @@ export function idempotency(db: Db, options: { leaseMs: number }): MiddlewareHan
       });
     }
     const hold: IdempotencyHold = { tenantId: c.var.tenant.id, key, holder: randomUUID() };
-    const body = await c.req.text();
+    // The bytes, not text(): decoding would replace invalid UTF-8 in the body cache, hiding it from the JSON reader.
+    const body = new Uint8Array(await c.req.arrayBuffer());
     const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n`).update(body).digest('hex');
     const claim = await claimIdempotencyKey(db, { ...hold, requestHash, leaseMs: options.leaseMs });
     if (!claim.claimed) {

@@ -5,6 +5,7 @@
 export const ERROR_STATUS: Record<string, number> = {
   // 400
   invalid_json: 400,
+  json_too_deep: 400,
   unsupported_media_type: 400,
   invalid_query: 400,
   invalid_secret_name: 400,
@@ -129,7 +130,13 @@ export function tenantAuthCodes(options: { publishable: boolean; unsafe: boolean
 }
 
 /** Codes of a route that reads a JSON body with `readJson`. */
-export const BODY_CODES = ['invalid_json', 'unsupported_media_type', 'payload_too_large', 'validation_failed'];
+export const BODY_CODES = [
+  'invalid_json',
+  'json_too_deep',
+  'unsupported_media_type',
+  'payload_too_large',
+  'validation_failed',
+];
 
 /** Codes of a tenant POST, which honours `Idempotency-Key`. */
 export const IDEMPOTENCY_CODES = ['invalid_idempotency_key', 'idempotency_key_in_use', 'idempotency_key_reused'];

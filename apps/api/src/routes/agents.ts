@@ -18,7 +18,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
-import { readJson } from '../http/body.ts';
+import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
@@ -49,7 +49,7 @@ async function loadAgent(db: Db, tenantId: string, id: string) {
 
 function versionNumber(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw errors.notFound('agent_version', raw);
+  if (!Number.isInteger(n) || n < 1 || n > PG_INTEGER_MAX) throw errors.notFound('agent_version', raw);
   return n;
 }
 

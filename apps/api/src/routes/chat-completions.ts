@@ -395,7 +395,18 @@ export function openAiErrorBody(thrown: unknown) {
   return { error: { message: described?.message ?? error.message, type: errorType(status), param, code } };
 }
 
-function openAiErrorResponse(deps: ApiDeps, c: Context, thrown: unknown): Response {
+/** The OpenAI-compatible routes, whose every error is in OpenAI's shape. */
+export const OPENAI_PATHS: readonly string[] = ['/v1/chat/completions', '/v1/models'];
+
+/**
+ * Any error as OpenAI's error response (422 answered as 400), logged when it is the server's.
+ * Also used by the app's `onError` for what /v1's shared middleware (body limit, admission)
+ * refuses on these routes before their own `onError` is reached.
+ *
+ * @example
+ * app.onError((error, c) => openAiErrorResponse(deps, c, error));
+ */
+export function openAiErrorResponse(deps: Pick<ApiDeps, 'logger'>, c: Context, thrown: unknown): Response {
   const error = toAppError(thrown);
   if (error.status >= 500 && !error.details?.noRetry) {
     deps.logger.error({ err: error.cause ?? error, path: c.req.path, reqId: c.get('requestId') }, error.message);

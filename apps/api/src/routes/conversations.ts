@@ -27,7 +27,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, assertAgentAllowed, assertEndUserAllowed, type Principal } from '../http/auth.ts';
-import { readJson } from '../http/body.ts';
+import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
 import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { assertDailyQuota } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
@@ -42,7 +42,7 @@ const MAX_MESSAGE_CHARS = 32_000;
 
 const NewConversation = z.strictObject({
   agent_id: z.string(),
-  agent_version: z.number().int().positive().optional(),
+  agent_version: z.number().int().positive().max(PG_INTEGER_MAX).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
 });
 

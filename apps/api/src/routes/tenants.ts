@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { generateSecretKey, requirePlatformAdmin } from '../http/auth.ts';
-import { readJson } from '../http/body.ts';
+import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
 import { assertCanInvite, deliverInvitation } from '../http/invitation-delivery.ts';
 import { doc, type ParamDoc, ref } from '../http/openapi.ts';
 
@@ -189,8 +189,8 @@ const UpdateTenant = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   status: z.enum(['active', 'suspended']).optional(),
   egress_allowlist: z.array(z.string().min(1).max(253)).max(100).optional(),
-  daily_run_limit: z.number().int().min(0).nullable().optional(),
-  daily_token_limit: z.number().int().min(0).nullable().optional(),
+  daily_run_limit: z.number().int().min(0).max(PG_INTEGER_MAX).nullable().optional(),
+  daily_token_limit: z.number().int().min(0).max(PG_INTEGER_MAX).nullable().optional(),
   requests_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
 });
 
