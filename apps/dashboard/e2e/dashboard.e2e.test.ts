@@ -15,9 +15,11 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions, demoResponder, type FakeRequest, type FakeTurn, firstLink } from '@agentry/testkit';
+import { sql } from 'drizzle-orm';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
+import { withSystemScope } from '../../../packages/db/src/index.ts';
 import { invitationToken, linkToken } from '../../api/src/test-support/accounts.ts';
 import { ADMIN_TOKEN, call, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
@@ -137,6 +139,23 @@ async function main(): Promise<void> {
     await page.click('#login-submit');
     await page.getByRole('heading', { name: 'Agents' }).waitFor();
     await shot(page, 'agents-empty');
+  });
+
+  await step('an unverified address is asked to confirm, and the mailed link confirms it', async () => {
+    // As for an account older than mailed invitations: the owner's address loses its proof.
+    await withSystemScope(h.platform.database.db, 'test: an unverified owner', (tx) =>
+      tx.execute(sql`update users set email_verified_at = null where email = ${EMAIL}`),
+    );
+    await page.reload();
+    await page.locator('#verify-email', { hasText: 'not confirmed' }).waitFor();
+    await page.click('#verify-email-send');
+    await page.locator('#verify-email', { hasText: 'on its way' }).waitFor();
+    const token = linkToken(firstLink((await h.mail!.next(EMAIL)).text));
+    await page.goto(`${base}#/confirm-email?token=${encodeURIComponent(token)}`);
+    await page.locator('#confirm-status.banner-ok').waitFor();
+    await page.goto(`${base}#/agents`);
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    assert.equal(await page.locator('#verify-email').count(), 0, 'a confirmed address shows no notice');
   });
 
   await step('start a blank agent', async () => {

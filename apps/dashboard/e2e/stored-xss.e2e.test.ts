@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions, type FakeTurn } from '@agentry/testkit';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, describe, it } from 'vitest';
+import { invitationToken } from '../../api/src/test-support/accounts.ts';
 import { ADMIN_TOKEN, call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
 import { buildDashboard } from './build-dashboard.ts';
 
@@ -70,7 +71,11 @@ async function seed(h: Harness): Promise<Seeded & { key: string }> {
   assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
   const key: string = tenant.json.api_key.key;
   const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
-    body: { token: tenant.json.owner_invitation.token, password: PASSWORD, name: shortPayload('user') },
+    body: {
+      token: await invitationToken(h, EMAIL, tenant.json.owner_invitation),
+      password: PASSWORD,
+      name: shortPayload('user'),
+    },
   });
   assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
 

@@ -115,13 +115,15 @@ export async function startMailCatcher(): Promise<MailCatcher> {
 }
 
 /**
- * The first http(s) link in a plain-text mail, or throws.
+ * The link of a plain-text mail: the first http(s) link with a `token=`, else the first link; throws without one.
  *
  * @example
  * const token = new URL(firstLink(mail.text).replace('#/', '')).searchParams.get('token');
  */
 export function firstLink(text: string): string {
-  const match = /https?:\/\/\S+/.exec(text);
-  if (!match) throw new Error(`no link in the mail:\n${text}`);
-  return match[0];
+  // The platform's links carry a token; a link-like text elsewhere (a name) must not be taken for it.
+  const links = text.match(/https?:\/\/\S+/g) ?? [];
+  const link = links.find((l) => l.includes('token=')) ?? links[0];
+  if (!link) throw new Error(`no link in the mail:\n${text}`);
+  return link;
 }

@@ -5,6 +5,22 @@ export function dashboardLink(publicUrl: string, page: string, token: string): s
   return `${publicUrl}/dashboard/#/${page}?token=${encodeURIComponent(token)}`;
 }
 
+/**
+ * A tenant's name as mail text: tenants choose their names, and a name such as
+ * "Verify at evil.example" would otherwise become a clickable link in a mail sent from our
+ * address. Addresses are defanged (`evil[.]example`, `https[:]//`) and control characters dropped.
+ *
+ * @example
+ * inertInMail('Acme http://evil.example'); // 'Acme http[:]//evil[.]example'
+ */
+export function inertInMail(name: string): string {
+  return name
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replaceAll('://', '[:]//')
+    .replace(/(?<=\w)\.(?=\w)/g, '[.]')
+    .replaceAll('@', '[at]');
+}
+
 /** The mail that carries an invitation link to the invited address. */
 export function invitationMail(input: {
   to: string;
@@ -15,9 +31,9 @@ export function invitationMail(input: {
 }): MailMessage {
   return {
     to: input.to,
-    subject: `You are invited to ${input.tenantName} on Agentry`,
+    subject: `You are invited to ${inertInMail(input.tenantName)} on Agentry`,
     text: [
-      `You are invited to join ${input.tenantName} on Agentry as ${input.role}.`,
+      `You are invited to join “${inertInMail(input.tenantName)}” on Agentry as ${input.role}.`,
       '',
       'Accept the invitation here:',
       input.link,

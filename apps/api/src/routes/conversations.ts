@@ -112,7 +112,11 @@ export function conversationRoutes(deps: ApiDeps) {
         );
       }
       const { config, hash } = loadAgentConfig(version.config, { cacheKey: agentVersionKey(version) });
-      const issues = contextIssues(compileAgent(config, hash).contextVariables, body.context ?? {});
+      // Paths point into the request body, as every other field issue does.
+      const issues = contextIssues(compileAgent(config, hash).contextVariables, body.context ?? {}).map((issue) => ({
+        ...issue,
+        path: `/context${issue.path}`,
+      }));
       if (issues.length > 0)
         throw errors.validation('The conversation context does not match the agent', issues, 'invalid_context');
       const created = createConversation(

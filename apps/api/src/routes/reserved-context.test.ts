@@ -47,14 +47,14 @@ describe('reserved (system) context names are refused wherever a caller passes c
         expect([res.status, res.json.code], name).toEqual([422, 'invalid_context']);
         expect(res.json.errors).toEqual([
           expect.objectContaining({
-            path: `/${name}`,
+            path: `/context/${name}`,
             code: 'reserved_context_variable',
             message: expect.stringContaining(`\`${name}\``),
           }),
         ]);
       }
       const all = await start(as, Object.fromEntries(RESERVED.map((n) => [n, 'forged'])));
-      expect(all.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(RESERVED.map((n) => `/${n}`).sort());
+      expect(all.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(RESERVED.map((n) => `/context/${n}`).sort());
       expect(await rowCounts(h)).toEqual(before);
       // The same context without them is fine (and userId stays the tenant's servers' to set).
       const ok = await start(as, { plan: 'gold', ...(as === 'server' ? { userId: 'user-1' } : {}) });
@@ -72,7 +72,7 @@ describe('reserved (system) context names are refused wherever a caller passes c
     const refused = await test({ dialogId: 'forged', plan: 'gold' });
     expect([refused.status, refused.json.code]).toEqual([422, 'invalid_context']);
     expect(refused.json.errors).toEqual([
-      expect.objectContaining({ path: '/dialogId', code: 'reserved_context_variable' }),
+      expect.objectContaining({ path: '/context/dialogId', code: 'reserved_context_variable' }),
     ]);
     expect((await test({ plan: 'gold' })).status).toBe(200);
   });

@@ -70,7 +70,10 @@ export function toolTestRoute(deps: ApiDeps) {
     const tool = agent.tools.find((t) => t.name === body.tool);
     if (!tool) throw errors.notFound('tool', body.tool);
     // The test fills the system variables itself, as a run does; a caller's are refused alike.
-    const reserved = reservedContextIssues(body.context ?? {});
+    const reserved = reservedContextIssues(body.context ?? {}).map((issue) => ({
+      ...issue,
+      path: `/context${issue.path}`,
+    }));
     if (reserved.length > 0)
       throw errors.validation('The context may not set system variables', reserved, 'invalid_context');
     const checked = tool.validateArguments(body.arguments);

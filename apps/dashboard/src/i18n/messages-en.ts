@@ -263,6 +263,10 @@ export const en = {
   'members.invitationSent': 'Invitation sent to {email}.',
   'members.linkUnverified':
     'This server sends no mail: an account made through this link stays unverified until its owner confirms the address.',
+  'verify.notice': 'Your email address {email} is not confirmed yet.',
+  'verify.send': 'Send me a confirmation link',
+  'verify.sent': 'A confirmation link is on its way to {email}.',
+  'verify.failed': 'The link could not be sent: {error}',
   'members.unverified': 'unverified',
   'invite.acceptTitle': 'Join the team',
   'invite.acceptIntro':

@@ -14,6 +14,7 @@ import { routeHref } from '../router/routes.ts';
 import { useRoute } from '../router/use-route.ts';
 import { LanguageSwitch } from './language-switch.tsx';
 import { TenantSwitch } from './tenant-switch.tsx';
+import { VerifyEmailNotice } from './verify-email-notice.tsx';
 
 // Charts and settings are not needed for the first screen: their code loads when opened.
 const UsagePage = lazy(() => import('../pages/usage/usage-page.tsx'));
@@ -99,6 +100,7 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <VerifyEmailNotice />
         {auth.status === 'user' && !auth.tenant ? (
           <p className="empty" id="no-tenant">
             {t('auth.noTenant')}
