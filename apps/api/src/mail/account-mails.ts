@@ -15,7 +15,7 @@ export function dashboardLink(publicUrl: string, page: string, token: string): s
  */
 export function inertInMail(name: string): string {
   return name
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\p{Cc}+/gu, ' ')
     .replaceAll('://', '[:]//')
     .replace(/(?<=\w)\.(?=\w)/g, '[.]')
     .replaceAll('@', '[at]');

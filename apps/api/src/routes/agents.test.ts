@@ -161,7 +161,10 @@ describe.each(modes)('agent routes (%s)', (mode) => {
     });
     expect(missing.status).toBe(422);
     expect(missing.json.code).toBe('invalid_context');
-    expect(missing.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/context/plan', '/context/seats']);
+    expect(missing.json.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      '/context/plan',
+      '/context/seats',
+    ]);
     const ok = await call(h, 'POST', '/v1/conversations', {
       key,
       body: { agent_id: agent.json.id, context: { plan: 'enterprise', seats: 40 } },

@@ -54,7 +54,9 @@ describe('reserved (system) context names are refused wherever a caller passes c
         ]);
       }
       const all = await start(as, Object.fromEntries(RESERVED.map((n) => [n, 'forged'])));
-      expect(all.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(RESERVED.map((n) => `/context/${n}`).sort());
+      expect(all.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(
+        RESERVED.map((n) => `/context/${n}`).sort(),
+      );
       expect(await rowCounts(h)).toEqual(before);
       // The same context without them is fine (and userId stays the tenant's servers' to set).
       const ok = await start(as, { plan: 'gold', ...(as === 'server' ? { userId: 'user-1' } : {}) });
