@@ -35,11 +35,35 @@ describe('takeTurnsWithIo', () => {
     }
   });
 
+  it('lets an HTTP request be answered while a long transaction runs', async () => {
+    const server = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    try {
+      let statements = 0;
+      const long = client.transaction(async (tx) => {
+        for (let i = 0; i < QUERIES; i++) {
+          await tx.query(WORK);
+          statements++;
+        }
+      });
+      const answeredAfter = await fetch(`http://127.0.0.1:${port}/`).then(() => statements);
+      await long;
+      expect(statements).toBe(QUERIES);
+      expect(answeredAfter).toBeLessThan(QUERIES / 2);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  });
+
   it('keeps results, errors and transactions as they were', async () => {
     const results = await Promise.allSettled([
       client.query<{ n: number }>('select 1 as n'),
       client.query('select * from no_such_table'),
-      client.transaction(async (tx) => (await tx.query<{ n: number }>('select 2 as n')).rows[0]?.n),
+      client.transaction(async (tx) => {
+        await tx.exec('create temporary table t (n int); insert into t values (2)');
+        return (await tx.query<{ n: number }>('select n from t')).rows[0]?.n;
+      }),
       client.exec('select 3'),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
