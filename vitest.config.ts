@@ -12,8 +12,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two files at once on the 2-core machines: most test time is waiting (fake model delays,
-    // process starts, private Postgres/Redis restarts), and one at a time took the suite to 19 min.
-    maxWorkers: 2,
+    // Three files at once on the 2-core machines: most test time is waiting (fake model delays,
+    // process starts, browser pages, private Postgres/Redis restarts). One at a time took the suite
+    // to 19 min, two to 16; three took 10 min on an idle machine with no test flaking.
+    maxWorkers: 3,
   },
 });
