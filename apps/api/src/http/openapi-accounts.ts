@@ -33,6 +33,11 @@ export const SessionSchema = component(
         .boolean()
         .describe('false until the user confirms their address (`POST /v1/auth/email-confirmation`)'),
     }),
+    mail_enabled: z
+      .boolean()
+      .describe(
+        'Whether this server sends mail (confirmation and reset links); without it, no address can be confirmed',
+      ),
     memberships: z
       .array(z.object({ tenant_id: z.uuid(), tenant_name: z.string(), role }))
       .describe('The active tenants the user may act in (send one as `X-Agentry-Tenant`)'),

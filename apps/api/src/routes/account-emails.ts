@@ -174,7 +174,7 @@ export function accountEmailRoutes(deps: ApiDeps, options: AccountEmailRouteOpti
       if (result.status === 'gone') throw errors.notFound('password_reset');
       await auditUser(deps.db, result.user, 'user.password_reset');
       const session = await openSession(deps.db, c, result.user);
-      return c.json(await sessionView(deps.db, result.user, session.csrfToken));
+      return c.json(await sessionView(deps.db, result.user, session.csrfToken, deps.mail !== undefined));
     },
   );
 

@@ -59,11 +59,12 @@ function invitationNotFound(): AppError {
  * The public shape of a session: who is signed in, the tenants they may pick, and the CSRF token
  * the page repeats in `X-CSRF-Token` on unsafe requests. Never the cookie token or a password.
  */
-export async function sessionView(db: Db, user: User, csrfToken: string) {
+export async function sessionView(db: Db, user: User, csrfToken: string, mailEnabled: boolean) {
   const memberships = await listUserMemberships(db, user.id);
   return {
     object: 'session',
     user: { id: user.id, email: user.email, name: user.name, email_verified: user.emailVerifiedAt !== null },
+    mail_enabled: mailEnabled,
     memberships: memberships.map((m) => ({ tenant_id: m.tenantId, tenant_name: m.tenantName, role: m.role })),
     csrf_token: csrfToken,
   };
@@ -138,7 +139,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
       if (!user || !ok) throw invalidCredentials();
       await throttle.succeeded(body.email, ip);
       const session = await openSession(deps.db, c, user);
-      const view = await sessionView(deps.db, user, session.csrfToken);
+      const view = await sessionView(deps.db, user, session.csrfToken, deps.mail !== undefined);
       for (const m of view.memberships) {
         await recordAuditEvent(deps.db, {
           tenantId: m.tenant_id,
@@ -165,7 +166,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
     async (c) => {
       const found = await loadSession(deps.db, c);
       if (!found) throw errors.unauthorized('Not signed in, or the session has expired');
-      return c.json(await sessionView(deps.db, found.user, found.session.csrfToken));
+      return c.json(await sessionView(deps.db, found.user, found.session.csrfToken, deps.mail !== undefined));
     },
   );
 
@@ -268,7 +269,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
         details: { role: invitation.role, invitation_id: invitation.id, new_account: result.created },
       });
       const session = await openSession(deps.db, c, user);
-      return c.json(await sessionView(deps.db, user, session.csrfToken));
+      return c.json(await sessionView(deps.db, user, session.csrfToken, deps.mail !== undefined));
     },
   );
   return app;

@@ -23,6 +23,8 @@ export interface Membership {
 export interface Session {
   object: 'session';
   user: { id: string; email: string; name: string | null; email_verified: boolean };
+  /** Whether the server sends mail: without it no address can be confirmed, so nobody is asked to. */
+  mail_enabled: boolean;
   memberships: Membership[];
   csrf_token: string;
 }

@@ -4,14 +4,15 @@ import { useI18n } from '../i18n/i18n-context.tsx';
 
 /**
  * Asks a signed-in person whose address is unverified (an account made through a shown invitation
- * link, or one older than mailed invitations) to confirm it, and mails the link on request.
+ * link, or one older than mailed invitations) to confirm it, and mails the link on request; on a
+ * server that sends no mail (the embedded demo) it stays silent, since no link could arrive.
  */
 export function VerifyEmailNotice() {
   const { t } = useI18n();
   const auth = useAuth();
   const [state, setState] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle');
   const [error, setError] = useState('');
-  if (auth.status !== 'user' || auth.session.user.email_verified) return null;
+  if (auth.status !== 'user' || auth.session.user.email_verified || !auth.session.mail_enabled) return null;
   const send = async () => {
     setState('sending');
     try {
