@@ -1,11 +1,11 @@
-import { type FormEvent, useState } from 'react';
-import { ApiError } from '../api/problem.ts';
+import { useState } from 'react';
 import { LabelledField } from '../components/labelled-field.tsx';
 import { PasswordField } from '../components/password-field.tsx';
 import { useI18n } from '../i18n/i18n-context.tsx';
 import { navigate } from '../router/use-route.ts';
 import { LanguageSwitch } from '../shell/language-switch.tsx';
 import { acceptInvitation } from './session.ts';
+import { useFormSubmit } from './use-form-submit.ts';
 
 const MIN_PASSWORD = 10;
 
@@ -17,26 +17,19 @@ export function AcceptInvitationPage({ token }: { token: string }) {
   const { t } = useI18n();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
   const tooShort = password.length > 0 && password.length < MIN_PASSWORD;
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
+  const { busy, error, submit } = useFormSubmit(
+    async () => {
       await acceptInvitation(token, password, name);
       navigate({ name: 'agents' }, true);
-    } catch (e) {
-      const code = e instanceof ApiError ? e.code : '';
-      if (code === 'invitation_not_found') setError(t('invite.notFound'));
-      else if (code === 'invitation_expired') setError(t('invite.expired'));
-      else if (code === 'invalid_credentials') setError(t('invite.wrongPassword'));
-      else setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    (problem) => {
+      if (problem.code === 'invitation_not_found') return t('invite.notFound');
+      if (problem.code === 'invitation_expired') return t('invite.expired');
+      if (problem.code === 'invalid_credentials') return t('invite.wrongPassword');
+      return undefined;
+    },
+  );
   return (
     <main className="login">
       <form className="card login-card" onSubmit={submit} aria-labelledby="accept-title">

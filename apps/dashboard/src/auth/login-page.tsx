@@ -1,35 +1,27 @@
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../api/problem.ts';
 import { LabelledField } from '../components/labelled-field.tsx';
 import { PasswordField } from '../components/password-field.tsx';
 import { useI18n } from '../i18n/i18n-context.tsx';
 import { routeHref } from '../router/routes.ts';
 import { LanguageSwitch } from '../shell/language-switch.tsx';
 import { loginWithPassword, looksLikeSecretKey, signInWithKey } from './session.ts';
+import { useFormSubmit } from './use-form-submit.ts';
 
 /** Sign-in: email + password for people; a tenant secret key for developers, behind a disclosure. */
 export function LoginPage() {
   const { t } = useI18n();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      await loginWithPassword(email, password);
-    } catch (e) {
-      setPassword('');
-      if (e instanceof ApiError && e.code === 'invalid_credentials') setError(t('login.invalid'));
-      else if (e instanceof ApiError && e.code === 'login_throttled')
-        setError(t('login.throttled', { seconds: e.problem.retryAfter ?? 60 }));
-      else setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useFormSubmit(
+    () => loginWithPassword(email, password),
+    (problem) => {
+      if (problem.code === 'invalid_credentials') return t('login.invalid');
+      if (problem.code === 'login_throttled')
+        return t('login.throttled', { seconds: problem.problem.retryAfter ?? 60 });
+      return undefined;
+    },
+    () => setPassword(''),
+  );
   return (
     <main className="login">
       <div className="card login-card stack">

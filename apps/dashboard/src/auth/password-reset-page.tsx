@@ -1,5 +1,4 @@
-import { type FormEvent, useState } from 'react';
-import { ApiError } from '../api/problem.ts';
+import { useState } from 'react';
 import { LabelledField } from '../components/labelled-field.tsx';
 import { PasswordField } from '../components/password-field.tsx';
 import { useI18n } from '../i18n/i18n-context.tsx';
@@ -7,6 +6,7 @@ import { routeHref } from '../router/routes.ts';
 import { navigate } from '../router/use-route.ts';
 import { LanguageSwitch } from '../shell/language-switch.tsx';
 import { requestPasswordReset, resetPassword } from './session.ts';
+import { useFormSubmit } from './use-form-submit.ts';
 
 const MIN_PASSWORD = 10;
 
@@ -18,25 +18,18 @@ export function ForgotPasswordPage() {
   const { t } = useI18n();
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState(false);
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
+  const { busy, error, submit } = useFormSubmit(
+    async () => {
       await requestPasswordReset(email);
       setSent(true);
-    } catch (e) {
-      const code = e instanceof ApiError ? e.code : '';
-      if (code === 'password_reset_throttled' && e instanceof ApiError)
-        setError(t('reset.throttled', { seconds: e.problem.retryAfter ?? 60 }));
-      else if (code === 'mail_not_configured') setError(t('reset.notConfigured'));
-      else setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    (problem) => {
+      if (problem.code === 'password_reset_throttled')
+        return t('reset.throttled', { seconds: problem.problem.retryAfter ?? 60 });
+      if (problem.code === 'mail_not_configured') return t('reset.notConfigured');
+      return undefined;
+    },
+  );
   return (
     <main className="login">
       <form className="card login-card" onSubmit={submit} aria-labelledby="forgot-title">
@@ -80,25 +73,18 @@ export function ForgotPasswordPage() {
 export function ResetPasswordPage({ token }: { token: string }) {
   const { t } = useI18n();
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
   const tooShort = password.length > 0 && password.length < MIN_PASSWORD;
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
+  const { busy, error, submit } = useFormSubmit(
+    async () => {
       await resetPassword(token, password);
       navigate({ name: 'agents' }, true);
-    } catch (e) {
-      const code = e instanceof ApiError ? e.code : '';
-      if (code === 'password_reset_not_found') setError(t('reset.invalid'));
-      else if (code === 'password_reset_expired') setError(t('reset.expired'));
-      else setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    (problem) => {
+      if (problem.code === 'password_reset_not_found') return t('reset.invalid');
+      if (problem.code === 'password_reset_expired') return t('reset.expired');
+      return undefined;
+    },
+  );
   return (
     <main className="login">
       <form className="card login-card" onSubmit={submit} aria-labelledby="reset-title">
