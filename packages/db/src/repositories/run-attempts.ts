@@ -1,3 +1,5 @@
+// An attempt's own writes: the claim (with what it starts from), checkpoints, heartbeats, the deferred
+// input. Fenced through `run-fence.ts`; its end is `run-finish.ts`.
 import type { Message } from '@agentry/llm';
 import { and, eq, inArray, notExists, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';

@@ -1,3 +1,4 @@
+// A message's run: created under the conversation's lock, with its busy policy and queue bound.
 import { AppError, errors } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
 import { and, eq, inArray, sql } from 'drizzle-orm';

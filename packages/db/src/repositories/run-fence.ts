@@ -1,3 +1,4 @@
+// The fencing check every attempt write starts with: a newer attempt's fence makes an older one stale.
 import { AppError } from '@agentry/errors';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';

@@ -1,3 +1,5 @@
+// A run's final status: fenced (an attempt's end) or unfenced (cancellation, sweeps), with the webhook
+// outbox rows in the same transaction.
 import { AppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';

@@ -1,3 +1,4 @@
+// Which runs are active, as SQL the partial index `runs_conversation_active_idx` can serve.
 import { type AnyColumn, and, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../database.ts';

@@ -1,3 +1,4 @@
+// A run's recorded tool calls: started once, completed under the attempt's fence, read back.
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { prebuilt, slot } from '../prebuilt.ts';

@@ -1,3 +1,5 @@
+// Runs as rows: read, listed, updated, deleted, the conversation's active ones, cancellation, and the
+// sweeper's looks. A message's new run is `run-creation.ts`; an attempt's writes are `run-attempts.ts`.
 import type { Message } from '@agentry/llm';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';

@@ -1,3 +1,4 @@
+// Runs waiting for people: parked, answered (queued again), expired.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { agentVersions, runs, toolCalls } from '../schema.ts';
