@@ -6,7 +6,7 @@
 import { and, inArray } from 'drizzle-orm';
 import type { Database, Db, ListenHandlers } from './database.ts';
 import { isId } from './ids.ts';
-import type { Run } from './repositories/conversations.ts';
+import type { Run } from './repositories/runs.ts';
 import { FINAL_RUN_STATUSES, runs } from './schema.ts';
 import { withSystemScope } from './tenant-scope.ts';
 

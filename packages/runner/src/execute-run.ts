@@ -1,5 +1,5 @@
 import { type AgentRunResult, type PendingInput, runAgent, type ToolExecutor } from '@agentry/agent';
-import type { CompiledAgent } from '@agentry/config';
+import type { CompiledAgent, WebhookConfig } from '@agentry/config';
 import {
   type ClaimRef,
   checkpointRun,
@@ -200,8 +200,10 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
 
   async function attempt(job: Job, claimed: { run: Run; start?: RunStart }): Promise<void> {
     const { run, start } = claimed;
-    // The run's version's config, for what happens at the end (its webhooks).
-    const config = start?.rows.version?.config;
+    // The compiled agent's webhook targets, for the run's end and its parking (null: none; undefined
+    // when it did not compile: the status writes read them from the stored config then).
+    const webhooks =
+      start?.compiled && 'config' in start.compiled ? (start.compiled.config.webhooks ?? null) : undefined;
     telemetry?.attemptStarted(run);
     const fence = run.fence;
     const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt, fence };
@@ -236,7 +238,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
       }
       if (result.status === 'cancelled' && reason === 'stale') return;
       if (result.status === 'waiting') {
-        await pauseForInput(run, fence, writes, result);
+        await pauseForInput(run, fence, writes, result, webhooks);
         log('info', 'run waiting for a person', { ...fields, pending: result.pending?.length ?? 0 });
         return;
       }
@@ -247,7 +249,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         writes,
         outcome,
         { usage: addUsage(run.usage, result.usage), toolCallCount: run.toolCallCount + result.toolCallCount },
-        config,
+        webhooks,
       );
       log('info', 'run finished', { ...fields, status: outcome.status, steps: result.steps.length });
     } catch (error) {
@@ -271,7 +273,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
         throw appError;
       }
       log('error', 'run failed', { ...fields, code: appError.code, cause: String(appError.cause ?? '') });
-      await finish(run, fence, writes, { status: 'failed', error: appError.toJSON() }, {}, config);
+      await finish(run, fence, writes, { status: 'failed', error: appError.toJSON() }, {}, webhooks);
       if (!appError.isRetryable) throw appError;
     } finally {
       clearInterval(beat);
@@ -460,7 +462,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
     writes: WriteBehind,
     outcome: RunOutcome,
     totals: { usage?: Usage; toolCallCount?: number } = {},
-    config?: Record<string, unknown>,
+    webhooks?: readonly WebhookConfig[] | null,
   ): Promise<void> {
     // A failed run's status is written even when what the attempt put off was lost; any other end
     // needs those writes, and their failure fails the attempt instead.
@@ -483,7 +485,7 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
           ...totals,
         },
         { messages: put.messages, completions: put.completions },
-        config ? { webhooks: config.webhooks ?? null } : {},
+        webhooks === undefined ? {} : { webhooks },
       );
     // The last checkpoint of the run rides in this transaction: traced as one.
     const next = await (telemetry ? telemetry.traceCheckpoint(run, write) : write());
@@ -505,14 +507,27 @@ export function createRunProcessor(deps: RunExecutorDeps): RunProcessor {
   }
 
   /** Parks the run until people answer; its job ends and frees the worker. */
-  async function pauseForInput(run: Run, fence: number, writes: WriteBehind, result: AgentRunResult): Promise<void> {
+  async function pauseForInput(
+    run: Run,
+    fence: number,
+    writes: WriteBehind,
+    result: AgentRunResult,
+    webhooks?: readonly WebhookConfig[] | null,
+  ): Promise<void> {
     await writes.commit((tx) =>
       checkpointRun(tx, run, fence, [], {
         usage: addUsage(run.usage, result.usage),
         toolCallCount: run.toolCallCount + result.toolCallCount,
       }),
     );
-    if (!(await markRunWaiting(deps.db, run, fence, result.pending ?? []))) return;
+    const parked = await markRunWaiting(
+      deps.db,
+      run,
+      fence,
+      result.pending ?? [],
+      webhooks === undefined ? {} : { webhooks },
+    );
+    if (!parked) return;
     // The loop announced `waiting` itself when the model asked; a resume that found no answer yet did not.
     if (result.steps.length === 0) await publish(run.id, { type: 'waiting', pending: result.pending ?? [] });
     await publish(run.id, { type: 'run-status', status: 'waiting', pending: result.pending ?? [] });

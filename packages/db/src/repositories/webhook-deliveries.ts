@@ -2,7 +2,6 @@ import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import {
-  agentVersions,
   messages,
   type RunStatus,
   type WebhookDeliveryStatus,
@@ -10,7 +9,7 @@ import {
   webhookDeliveries,
 } from '../schema.ts';
 import { type Tx, withSystemScope, withTenantScope } from '../tenant-scope.ts';
-import type { Run } from './conversations.ts';
+import type { Run } from './runs.ts';
 
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 
@@ -23,42 +22,39 @@ const EVENTS: Partial<Record<RunStatus, WebhookEvent>> = {
   waiting: 'run.waiting',
 };
 
-/** One entry of an agent config's `webhooks`, as the loader accepted it. */
-interface WebhookTarget {
+/**
+ * One entry of an agent config's `webhooks`, as the loader accepted it: what a caller holding the
+ * compiled agent passes (its `config.webhooks`), or what `storedWebhookTargets` reads.
+ */
+export interface WebhookTarget {
   url: string;
-  events: string[];
+  events: readonly string[];
   signing_secret: string;
   headers?: Record<string, string>;
   enabled?: boolean;
 }
 
-function isTarget(value: unknown): value is WebhookTarget {
-  const v = value as Partial<WebhookTarget> | null;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof v.url === 'string' &&
-    Array.isArray(v.events) &&
-    typeof v.signing_secret === 'string'
-  );
+/** The webhook event of a run reaching `status`; undefined for a status without one. */
+export function runWebhookEvent(status: RunStatus): WebhookEvent | undefined {
+  return EVENTS[status];
 }
 
-/** The enabled entries of an agent config's `webhooks` subscribed to a run reaching `status`. */
-function webhookTargets(webhooks: unknown, status: RunStatus): WebhookTarget[] {
+/** The enabled targets subscribed to a run reaching `status`. */
+function subscribed(targets: readonly WebhookTarget[], status: RunStatus): WebhookTarget[] {
   const event = EVENTS[status];
-  if (!event || !Array.isArray(webhooks)) return [];
-  return webhooks.filter(isTarget).filter((w) => w.enabled !== false && w.events.includes(event));
+  if (!event) return [];
+  return targets.filter((w) => w.enabled !== false && w.events.includes(event));
 }
 
 /**
- * Whether a run of an agent version whose config has this `webhooks` value gets a delivery when it
- * reaches `status`: a caller that has the config loaded can tell before writing the status.
+ * Whether a run of an agent whose webhook targets are these gets a delivery when it reaches
+ * `status`: a caller that has the compiled agent can tell before writing the status.
  *
  * @example
- * if (!hasWebhookFor(version.config.webhooks, 'completed')) commitAhead();
+ * if (!hasWebhookFor(compiled.config.webhooks ?? [], 'completed')) commitAhead();
  */
-export function hasWebhookFor(webhooks: unknown, status: RunStatus): boolean {
-  return webhookTargets(webhooks, status).length > 0;
+export function hasWebhookFor(targets: readonly WebhookTarget[], status: RunStatus): boolean {
+  return subscribed(targets, status).length > 0;
 }
 
 /** The run's final (or waiting) text answer: the text of its last assistant message. */
@@ -104,38 +100,29 @@ async function runEventData(tx: Tx, run: Run, pending: readonly unknown[]): Prom
 
 /**
  * The outbox write: inside the transaction that just gave `run` its status, adds one delivery per
- * enabled webhook of the run's agent version subscribed to that status. Committed with the status
- * or not at all, so a process dying right after loses nothing. Returns how many were added.
+ * enabled target (the run's agent version's webhooks, already parsed) subscribed to that status.
+ * Committed with the status or not at all, so a process dying right after loses nothing. Returns
+ * how many were added.
  *
  * @example
  * await withTenantScope(db, run.tenantId, async (tx) => {
  *   const [updated] = await tx.update(runs).set({ status: 'completed' }).where(…).returning();
- *   if (updated) await recordRunWebhooks(tx, updated);
+ *   if (updated) await recordRunWebhooks(tx, updated, compiled.config.webhooks ?? []);
  * });
  */
 export async function recordRunWebhooks(
   tx: Tx,
   run: Run,
+  targets: readonly WebhookTarget[],
   options: { pending?: readonly unknown[] } = {},
 ): Promise<number> {
-  if (!EVENTS[run.status]) return 0;
-  const [version] = await tx
-    .select({ webhooks: sql<unknown>`${agentVersions.config} -> 'webhooks'` })
-    .from(agentVersions)
-    .where(
-      and(
-        eq(agentVersions.agentId, run.agentId),
-        eq(agentVersions.version, run.agentVersion),
-        eq(agentVersions.tenantId, run.tenantId),
-      ),
-    );
   const event = EVENTS[run.status];
-  const targets = webhookTargets(version?.webhooks, run.status);
-  if (!event || targets.length === 0) return 0;
+  const chosen = subscribed(targets, run.status);
+  if (!event || chosen.length === 0) return 0;
   const data = await runEventData(tx, run, options.pending ?? []);
   const createdAt = new Date();
   await tx.insert(webhookDeliveries).values(
-    targets.map((target) => {
+    chosen.map((target) => {
       const id = newId();
       return {
         id,
@@ -152,7 +139,7 @@ export async function recordRunWebhooks(
       };
     }),
   );
-  return targets.length;
+  return chosen.length;
 }
 
 /**

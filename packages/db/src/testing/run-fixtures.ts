@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../database.ts';
 import { createAgent } from '../repositories/agents.ts';
-import { createConversation, createRunForMessage } from '../repositories/conversations.ts';
+import { createConversation } from '../repositories/conversations.ts';
 import { claimRun } from '../repositories/run-attempts.ts';
+import { createRunForMessage } from '../repositories/run-creation.ts';
 import { createTenantWithKey } from '../repositories/tenants.ts';
 
 /**
