@@ -1,3 +1,4 @@
+import { FINAL_RUN_STATUSES } from '@agentry/contract';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { type Api, ApiError, type Bootstrap, createApi, readEventStream, type Transcript } from './api.ts';
 import { highlight } from './highlight.ts';
@@ -55,7 +56,7 @@ interface Card {
   settle(text?: string): void;
 }
 
-const FINAL = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
+const FINAL = new Set<string>(FINAL_RUN_STATUSES);
 const BUILTIN_EVAL = 'browser_js_eval';
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
 const ICON_CHAT =
