@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { NotFoundResource } from '@agentry/contract';
 import { type Db, findActiveApiKey, type Tenant, touchApiKey } from '@agentry/db';
 import { AppError, errors } from '@agentry/errors';
 import type { SecretBox } from '@agentry/secrets';
@@ -49,7 +50,12 @@ export function generateSecretKey(): { key: string; prefix: string; hash: string
  * @example
  * assertAgentAllowed(c.var.principal, conversation.agentId, 'conversation', conversation.id);
  */
-export function assertAgentAllowed(principal: Principal, agentId: string, resource: string, id: string): void {
+export function assertAgentAllowed(
+  principal: Principal,
+  agentId: string,
+  resource: NotFoundResource,
+  id: string,
+): void {
   if (principal.kind === 'publishable' && !principal.allowedAgents?.includes(agentId)) {
     throw errors.notFound(resource, id);
   }
