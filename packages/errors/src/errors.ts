@@ -1,5 +1,5 @@
 import { ERROR_STATUS, type ErrorCode, type ErrorCodeWithStatus, type NotFoundResource } from '@agentry/contract';
-import { AppError, type FieldIssue } from './app-error.ts';
+import { AppError, type AppErrorOptions, type FieldIssue } from './app-error.ts';
 
 /**
  * Factories for the errors used across packages. Each takes its code from the contract's closed
@@ -7,6 +7,14 @@ import { AppError, type FieldIssue } from './app-error.ts';
  * `ERROR_STATUS` table, so an unknown code fails the typecheck and a status is recorded only once.
  */
 export const errors = {
+  /**
+   * Any error the API answers with, by its code; the status comes from the table.
+   *
+   * @example
+   * throw errors.of({ code: 'server_busy', message: 'Busy; try again', category: 'system', retryable: true });
+   */
+  of: (options: Omit<AppErrorOptions, 'code' | 'status'> & { code: ErrorCode }) =>
+    new AppError({ ...options, status: ERROR_STATUS[options.code] }),
   badRequest: (code: ErrorCodeWithStatus<400>, message: string, details?: Record<string, unknown>) =>
     new AppError({ code, message, category: 'user', status: ERROR_STATUS[code], details }),
   invalidJson: (message = 'The request body is not valid JSON') =>
