@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ALL_SCOPES } from '@agentry/contract';
 import { chromiumLaunchOptions, demoResponder, type FakeRequest, type FakeTurn, firstLink } from '@agentry/testkit';
 import { sql } from 'drizzle-orm';
 import { chromium, type Page } from 'playwright-core';
@@ -395,6 +396,10 @@ async function main(): Promise<void> {
     await page.locator('#new-key-form').waitFor();
     await page.fill('#key-name', 'CI read-only');
     await page.uncheck('#key-all-scopes');
+    const offered = await page
+      .locator('.scopes-table input[type=checkbox]')
+      .evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label')));
+    assert.deepEqual(offered, ALL_SCOPES.slice(1), 'the panel offers every scope the API knows');
     await page.check('#scope-agents-read');
     await page.click('#create-key');
     const value = await page.locator('#created-key-value').inputValue();

@@ -1,3 +1,4 @@
+import type { Problem } from '@agentry/contract';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** A failed request: `network` (no answer at all) or `http` (a problem+json answer). */
@@ -82,7 +83,7 @@ export function createApi(base: string, key: string, endUserToken: () => string 
       throw new ApiError('network', 0, 'network_error', String(error));
     }
     if (res.ok) return res;
-    const problem = await res.json().catch(() => ({}) as Record<string, unknown>);
+    const problem: Partial<Record<keyof Problem, unknown>> = await res.json().catch(() => ({}));
     const retryAfter = Number(res.headers.get('retry-after'));
     throw new ApiError(
       'http',

@@ -1,8 +1,9 @@
+import { FINAL_RUN_STATUSES } from '@agentry/contract';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { type Api, ApiError, readEventStream } from './api.ts';
 
-/** Run statuses after which no event follows. */
-export const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
+/** Run statuses after which no event follows (the contract's list, shared with the API). */
+export const FINAL_STATUSES = new Set<string>(FINAL_RUN_STATUSES);
 
 /** What following a run needs from the widget. */
 export interface FollowHooks {

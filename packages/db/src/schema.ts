@@ -1,3 +1,4 @@
+import type { RunStatus } from '@agentry/contract';
 import type { ContentPart, Usage } from '@agentry/llm';
 import { sql } from 'drizzle-orm';
 import {
@@ -113,10 +114,8 @@ export const conversations = pgTable(
   (t) => [index('conversations_tenant_idx').on(t.tenantId, t.createdAt)],
 );
 
-export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'timed_out';
-
-/** Statuses after which a run never changes again. */
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'timed_out'];
+/** A run's status and the final ones live in the API contract (`@agentry/contract`). */
+export { FINAL_RUN_STATUSES, type RunStatus } from '@agentry/contract';
 
 /** One trace entry per model step. */
 export interface RunStep {

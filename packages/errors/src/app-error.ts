@@ -1,15 +1,11 @@
+import type { FieldIssue } from '@agentry/contract';
 import { classifyInfrastructureError, type InfrastructureService } from './infrastructure-errors.ts';
 
 /** Who is at fault: the caller (`user`), us (`system`) or a service we depend on (`upstream`). */
 export type ErrorCategory = 'user' | 'system' | 'upstream';
 
 /** One problem inside a validation error (JSON pointer path + stable code + message + hint). */
-export interface FieldIssue {
-  path: string;
-  code: string;
-  message: string;
-  hint?: string;
-}
+export type { FieldIssue };
 
 export interface AppErrorOptions {
   /** Stable, machine-readable code, e.g. `agent_not_found`. Never change a published code. */

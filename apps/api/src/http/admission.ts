@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AppError } from '@agentry/errors';
+import { AppError, errors } from '@agentry/errors';
 import type { MiddlewareHandler } from 'hono';
 
 /** How many requests may do database work at once, and how many may wait for a turn, how long. */
@@ -127,11 +127,10 @@ function serverBusy(
   reason: 'queue_full' | 'wait_timeout' | 'run_backlog',
   retryAfterMs = Math.max(1000, options.maxWaitMs),
 ): AppError {
-  return new AppError({
+  return errors.of({
     code: 'server_busy',
     message: 'This API process is busy with other requests; retry shortly',
     category: 'system',
-    status: 503,
     retryable: true,
     retryAfterMs,
     details: { reason },

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { NotFoundResource } from '@agentry/contract';
 import { type Db, findActiveApiKey, type Tenant, touchApiKey } from '@agentry/db';
-import { AppError, errors } from '@agentry/errors';
+import { errors } from '@agentry/errors';
 import type { SecretBox } from '@agentry/secrets';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiKeyCache } from './api-key-cache.ts';
@@ -49,7 +50,12 @@ export function generateSecretKey(): { key: string; prefix: string; hash: string
  * @example
  * assertAgentAllowed(c.var.principal, conversation.agentId, 'conversation', conversation.id);
  */
-export function assertAgentAllowed(principal: Principal, agentId: string, resource: string, id: string): void {
+export function assertAgentAllowed(
+  principal: Principal,
+  agentId: string,
+  resource: NotFoundResource,
+  id: string,
+): void {
   if (principal.kind === 'publishable' && !principal.allowedAgents?.includes(agentId)) {
     throw errors.notFound(resource, id);
   }
@@ -95,20 +101,18 @@ export function requireTenantKey(
     if (found.key.kind === 'publishable') {
       const origin = requestOrigin(c);
       if (!origin || !originAllowed(origin, found.key.allowedOrigins ?? [])) {
-        throw new AppError({
+        throw errors.of({
           code: 'origin_not_allowed',
           message: `This publishable key may not be used from ${origin ?? 'a request without an Origin'}; add the page's origin to the key's allowed origins`,
           category: 'user',
-          status: 403,
         });
       }
       if (!publishableMayCall(method, path)) throw errors.forbidden('A publishable key can only be used to chat');
     } else if (!hasScope(found.key.scopes, scopeFor(method, path))) {
-      throw new AppError({
+      throw errors.of({
         code: 'insufficient_scope',
         message: `This key lacks the \`${scopeFor(method, path)}\` scope`,
         category: 'user',
-        status: 403,
       });
     }
     c.set('tenant', found.tenant);

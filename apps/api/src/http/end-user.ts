@@ -1,5 +1,5 @@
 import { type Db, getSealedSecrets } from '@agentry/db';
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import { secretContext } from '@agentry/runner';
 import type { SecretBox } from '@agentry/secrets';
 import { type JWTPayload, jwtVerify } from 'jose';
@@ -43,10 +43,9 @@ export async function verifyEndUser(
 }
 
 function invalid(why: string): AppError {
-  return new AppError({
+  return errors.of({
     code: 'invalid_end_user_token',
     message: `The end-user token is not valid: ${why}`,
     category: 'user',
-    status: 401,
   });
 }

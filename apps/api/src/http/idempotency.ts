@@ -8,7 +8,7 @@ import {
   idempotencyKeyInUse,
   releaseIdempotencyKey,
 } from '@agentry/db';
-import { AppError } from '@agentry/errors';
+import { errors } from '@agentry/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthVariables } from './auth.ts';
 
@@ -47,11 +47,10 @@ export function idempotency(db: Db, options: { leaseMs: number }): MiddlewareHan
     const key = c.req.header('idempotency-key');
     if (c.req.method !== 'POST' || key === undefined) return next();
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-      throw new AppError({
+      throw errors.of({
         code: 'invalid_idempotency_key',
         message: `An Idempotency-Key has 1 to ${MAX_KEY_LENGTH} characters`,
         category: 'user',
-        status: 400,
       });
     }
     const hold: IdempotencyHold = { tenantId: c.var.tenant.id, key, holder: randomUUID() };
@@ -62,11 +61,10 @@ export function idempotency(db: Db, options: { leaseMs: number }): MiddlewareHan
     if (!claim.claimed) {
       const { record } = claim;
       if (record.requestHash !== requestHash) {
-        throw new AppError({
+        throw errors.of({
           code: 'idempotency_key_reused',
           message: 'This Idempotency-Key was used for a different request',
           category: 'user',
-          status: 422,
         });
       }
       if (record.statusCode === null) throw idempotencyKeyInUse();

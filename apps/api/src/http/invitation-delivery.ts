@@ -1,5 +1,5 @@
 import { createInvitation, deleteInvitation, type Invitation, type MemberRole } from '@agentry/db';
-import { AppError, errors } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { Context } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { dashboardLink, invitationMail } from '../mail/account-mails.ts';
@@ -14,11 +14,10 @@ export interface DeliveredInvitation {
 
 /** 503 `mail_not_configured`: nothing can reach the invitee, and the operator shows no links. */
 export function mailNotConfigured(): AppError {
-  return new AppError({
+  return errors.of({
     code: 'mail_not_configured',
     message: 'This server sends no mail (SMTP_URL is not set), so it cannot reach the invited person',
     category: 'system',
-    status: 503,
     retryable: false,
   });
 }

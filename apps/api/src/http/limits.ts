@@ -1,5 +1,5 @@
 import { type Db, type Tenant, tenantUsageSince } from '@agentry/db';
-import { AppError } from '@agentry/errors';
+import { AppError, errors } from '@agentry/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -163,11 +163,10 @@ export async function assertDailyQuota(db: Db, tenant: Tenant, now = new Date())
         ? `its ${tenant.dailyTokenLimit} tokens`
         : undefined;
   if (!over) return;
-  throw new AppError({
+  throw errors.of({
     code: 'quota_exceeded',
     message: `The tenant has used ${over} for today (UTC); the quota resets at midnight UTC`,
     category: 'user',
-    status: 429,
     retryable: true,
     retryAfterMs: midnight.getTime() + 86_400_000 - now.getTime(),
     details: { runs_today: used.runs, tokens_today: used.tokens },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
@@ -103,11 +103,10 @@ export async function consume(
 }
 
 function throttled(msBeforeNext: number): AppError {
-  return new AppError({
+  return errors.of({
     code: 'login_throttled',
     message: 'Too many failed sign-in attempts; wait before trying again',
     category: 'user',
-    status: 429,
     retryable: true,
     retryAfterMs: Math.max(1000, msBeforeNext),
   });

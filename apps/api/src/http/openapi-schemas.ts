@@ -1,4 +1,5 @@
 import { agentConfigSchema } from '@agentry/config';
+import { RUN_STATUSES } from '@agentry/contract';
 import { z } from 'zod';
 
 /**
@@ -180,7 +181,7 @@ export const ToolTestResultSchema = component(
   }),
 );
 
-const RunStatus = z.enum(['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timed_out']);
+const RunStatus = z.enum(RUN_STATUSES);
 
 const ContentPart = z.union([
   z.object({ type: z.literal('text'), text: z.string() }),

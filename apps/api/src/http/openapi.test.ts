@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@agentry/contract';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../test-support/harness.ts';
@@ -70,7 +71,7 @@ describe('GET /openapi.json', () => {
       expect(success.length, `${where}: a success response`).toBeGreaterThan(0);
       // Every listed code is answered under its status, with `code` constrained to the list.
       for (const code of op['x-error-codes']) {
-        const status = ERROR_STATUS[code]!;
+        const status = ERROR_STATUS[code as ErrorCode];
         const response = op.responses[String(status)] ?? op.responses['400'];
         expect(JSON.stringify(response), `${where}: ${code}`).toContain(`"${code}"`);
       }

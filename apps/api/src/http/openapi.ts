@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@agentry/contract';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { describeRoute, generateSpecs } from 'hono-openapi';
 import type { z } from 'zod';
@@ -55,7 +56,7 @@ export interface RouteDoc {
   body?: { schema: z.ZodType; example: unknown; replace?: Record<string, unknown>; description?: string };
   responses: Record<number, ResponseDoc>;
   /** The codes this route answers besides those of its auth kind (and of its body, when it has one). */
-  errors?: string[];
+  errors?: ErrorCode[];
   /** `openai`: errors in OpenAI's `{error}` shape (422 answered as 400), for the OpenAI-compatible routes. */
   errorFormat?: 'problem' | 'openai';
 }
@@ -64,7 +65,7 @@ export interface RouteDoc {
 interface Draft {
   'x-agentry-auth': AuthKind;
   'x-agentry-body': boolean;
-  'x-error-codes': string[];
+  'x-error-codes': ErrorCode[];
   'x-agentry-error-format': 'problem' | 'openai';
 }
 
@@ -259,11 +260,10 @@ function security(auth: AuthKind, method: string, path: string) {
   ];
 }
 
-function errorResponses(codes: string[], format: 'problem' | 'openai') {
-  const byStatus = new Map<number, string[]>();
+function errorResponses(codes: ErrorCode[], format: 'problem' | 'openai') {
+  const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
-    let status = ERROR_STATUS[code];
-    if (status === undefined) throw new Error(`openapi: error code \`${code}\` is not in ERROR_STATUS`);
+    let status: number = ERROR_STATUS[code];
     if (format === 'openai' && status === 422) status = 400;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -319,15 +319,17 @@ function finishOperation(method: string, path: string, op: Operation): void {
   if (!auth) throw new Error(`openapi: ${method.toUpperCase()} ${path} has no auth kind`);
   const format = op['x-agentry-error-format'] ?? 'problem';
   const tenant = auth === 'tenant' || auth === 'chat';
-  const codes = [
+  const codes: ErrorCode[] = [
     ...(op['x-error-codes'] ?? []),
     ...(op['x-agentry-body'] ? BODY_CODES : []),
     ...(tenant ? tenantAuthCodes({ publishable: auth === 'chat', unsafe: UNSAFE.has(method) }) : []),
     ...(tenant && method === 'post' && format === 'problem' ? IDEMPOTENCY_CODES : []),
-    ...(auth === 'platform' ? ['unauthorized', 'forbidden', 'internal_error'] : []),
-    ...(auth === 'metrics' ? ['unauthorized'] : []),
-    ...(path.startsWith('/v1/') ? ['server_busy'] : []), // admission (http/admission.ts)
-    ...(auth === 'session' ? ['unauthorized', ...(UNSAFE.has(method) ? ['csrf_failed'] : []), 'internal_error'] : []),
+    ...(auth === 'platform' ? (['unauthorized', 'forbidden', 'internal_error'] as const) : []),
+    ...(auth === 'metrics' ? (['unauthorized'] as const) : []),
+    ...(path.startsWith('/v1/') ? (['server_busy'] as const) : []), // admission (http/admission.ts)
+    ...(auth === 'session'
+      ? (['unauthorized', ...(UNSAFE.has(method) ? (['csrf_failed'] as const) : []), 'internal_error'] as const)
+      : []),
     ...databaseCodes({ authenticated: auth !== 'public' && auth !== 'metrics', body: Boolean(op['x-agentry-body']) }),
   ];
   op.security = security(auth, method, path);

@@ -1,4 +1,4 @@
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { Redis } from 'ioredis';
 import { consume, hashedKey, sharedLimiter } from './login-throttle.ts';
 
@@ -40,11 +40,10 @@ export function createPasswordResetThrottle(options: PasswordResetThrottleOption
 }
 
 function throttled(msBeforeNext: number): AppError {
-  return new AppError({
+  return errors.of({
     code: 'password_reset_throttled',
     message: 'Too many requests for this address; wait before asking again',
     category: 'user',
-    status: 429,
     retryable: true,
     retryAfterMs: Math.max(1000, msBeforeNext),
   });

@@ -1,15 +1,9 @@
+import type { Problem as ContractProblem } from '@agentry/contract';
 import { type AppError, toAppError } from '@agentry/errors';
 import type { Context } from 'hono';
 
-/** RFC 9457 problem details, with our stable `code`. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  instance?: string;
-  errors?: AppError['issues'];
+/** RFC 9457 problem details, with our stable `code` (the contract's shape, plus the error's details). */
+export interface Problem extends ContractProblem {
   [key: string]: unknown;
 }
 

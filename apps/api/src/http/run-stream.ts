@@ -1,3 +1,4 @@
+import { isFinalRunStatus } from '@agentry/contract';
 import { type Db, listRunMessages, type Run } from '@agentry/db';
 import type { RunEventBus } from '@agentry/run-events';
 import { processMetrics } from '@agentry/telemetry';
@@ -8,7 +9,6 @@ import type { RunFinishWatch } from './run-finish-watch.ts';
 import { forPrincipal, runView, VISITOR_EVENT_TYPES } from './views.ts';
 
 const HEARTBEAT_MS = 15_000;
-const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
 
 /** Where a stream turns when its bus fails: the run's row and messages, woken when the run ends. */
 export interface StreamFallback {
@@ -55,7 +55,7 @@ export function streamRunEvents(
       let sawFinal = false;
       let busFailed = false;
       try {
-        const expired = FINAL_STATUSES.has(run.status) && !(await bus.has(run.id));
+        const expired = isFinalRunStatus(run.status) && !(await bus.has(run.id));
         if (!expired)
           for await (const record of bus.subscribe(run.id, {
             ...(after ? { after } : {}),
@@ -77,12 +77,12 @@ export function streamRunEvents(
         busFailed = true;
       }
       if (busFailed && fallback?.runFinishes) {
-        const ended = FINAL_STATUSES.has(run.status) ? run : await fallback.runFinishes.wait(run.id, controller.signal);
+        const ended = isFinalRunStatus(run.status) ? run : await fallback.runFinishes.wait(run.id, controller.signal);
         if (ended) await writeOutcome(stream, fallback.db, ended, principal);
         return;
       }
       // A run whose events expired from the bus still tells the client how it ended.
-      if (!sawFinal && !controller.signal.aborted && FINAL_STATUSES.has(run.status)) {
+      if (!sawFinal && !controller.signal.aborted && isFinalRunStatus(run.status)) {
         await stream.writeSSE({
           event: 'run-status',
           data: JSON.stringify({ type: 'run-status', status: run.status, final: true }),

@@ -1,20 +1,6 @@
-/** The resources a secret key's scopes name; a scope is `<resource>:read` or `<resource>:write`. */
-export const SCOPE_RESOURCES = [
-  'agents',
-  'conversations',
-  'runs',
-  'secrets',
-  'api-keys',
-  'usage',
-  'audit-events',
-  'chat',
-  'models',
-  'members',
-  'invitations',
-  'webhook-deliveries',
-] as const;
+import { SCOPE_RESOURCES } from '@agentry/contract';
 
-export const ALL_SCOPES = ['*', ...SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`])];
+export { ALL_SCOPES, isScope, SCOPE_RESOURCES } from '@agentry/contract';
 
 /**
  * The scope a request needs: its first path segment after `/v1/` and read for GET/HEAD, write

@@ -1,4 +1,4 @@
-import { AppError } from '@agentry/errors';
+import { errors } from '@agentry/errors';
 import type { Context } from 'hono';
 import type { AuthVariables } from './auth.ts';
 import { endUserKey } from './limits.ts';
@@ -47,11 +47,10 @@ export function acquireStream(slots: StreamSlots | undefined): () => void {
   if (!slots) return () => {};
   const release = slots.tryAcquire();
   if (release) return release;
-  throw new AppError({
+  throw errors.of({
     code: 'too_many_streams',
     message: `This API process has ${slots.max} event streams open; retry shortly`,
     category: 'system',
-    status: 503,
     retryable: true,
     retryAfterMs: 2000,
   });
@@ -80,11 +79,10 @@ export async function acquireEventStream(
     if (!releaseLease) releaseSlot();
   }
   if (!releaseLease) {
-    throw new AppError({
+    throw errors.of({
       code: 'too_many_streams_for_visitor',
       message: `This visitor already has ${deps.visitorStreams.max} event streams open; close one or retry shortly`,
       category: 'user',
-      status: 429,
       retryable: true,
       retryAfterMs: 5000,
     });

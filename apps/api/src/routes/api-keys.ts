@@ -7,7 +7,7 @@ import { audit } from '../http/audit.ts';
 import { type AuthVariables, generateKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
-import { ALL_SCOPES, uncoveredScopes, validOriginPattern } from '../http/scopes.ts';
+import { isScope, uncoveredScopes, validOriginPattern } from '../http/scopes.ts';
 
 const NewKey = z.strictObject({
   kind: z.enum(['secret', 'publishable']),
@@ -111,7 +111,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
         );
       }
       const scopes = body.scopes ?? ['*'];
-      const unknown = scopes.find((s) => !ALL_SCOPES.includes(s));
+      const unknown = scopes.find((s) => !isScope(s));
       if (unknown)
         throw invalid(
           '/scopes',

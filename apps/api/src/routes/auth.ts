@@ -9,7 +9,7 @@ import {
   recordAuditEvent,
   type User,
 } from '@agentry/db';
-import { AppError, errors } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
@@ -43,11 +43,10 @@ const AcceptInvitation = z.strictObject({
 
 /** 401 `invalid_credentials`, the same for a wrong password and an unknown email. */
 function invalidCredentials(): AppError {
-  return new AppError({
+  return errors.of({
     code: 'invalid_credentials',
     message: 'The email or password is not correct',
     category: 'user',
-    status: 401,
   });
 }
 
@@ -233,11 +232,10 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
       if (!found || found.invitation.acceptedAt || found.invitation.revokedAt) throw invitationNotFound();
       const { invitation } = found;
       if (invitation.expiresAt.getTime() <= Date.now()) {
-        throw new AppError({
+        throw errors.of({
           code: 'invitation_expired',
           message: 'This invitation has expired; ask for a new one',
           category: 'user',
-          status: 410,
         });
       }
       const existing = await findUserByEmail(deps.db, invitation.email);

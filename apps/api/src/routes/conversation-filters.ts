@@ -1,10 +1,10 @@
+import { RUN_STATUSES } from '@agentry/contract';
 import type { ConversationFilters } from '@agentry/db';
 import { errors } from '@agentry/errors';
 
 const DAY_MS = 86_400_000;
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_SEARCH_CHARS = 200;
-const RUN_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timed_out'] as const;
 
 function invalid(parameter: string, message: string) {
   return errors.badRequest('invalid_query', message, { parameter });

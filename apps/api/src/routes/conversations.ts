@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
+import { RUN_STATUSES } from '@agentry/contract';
 import {
   agentVersionKey,
   type Conversation,
@@ -155,7 +156,7 @@ export function conversationRoutes(deps: ApiDeps) {
         to: { description: 'Created on or before this UTC day', schema: { type: 'string', format: 'date' } },
         status: {
           description: 'The latest run’s status',
-          schema: { enum: ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timed_out'] },
+          schema: { enum: [...RUN_STATUSES] },
         },
         has_error: { description: 'Whether any run failed', schema: { enum: ['true', 'false'] } },
       },

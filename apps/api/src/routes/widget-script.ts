@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { AppError } from '@agentry/errors';
+import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import { doc } from '../http/openapi.ts';
 
@@ -39,11 +39,10 @@ export function widgetScriptRoutes(path = widgetScriptPath) {
   app.get('/widget.js', async (c) => {
     const info = await stat(path).catch(() => undefined);
     if (!info) {
-      throw new AppError({
+      throw errors.of({
         code: 'widget_not_built',
         message: 'The chat widget has not been built: run `pnpm --filter @agentry/widget build`',
         category: 'system',
-        status: 503,
       });
     }
     if (cached?.mtimeMs !== info.mtimeMs) {

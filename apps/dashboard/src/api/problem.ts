@@ -1,19 +1,14 @@
-/** One loader or request issue: `path` is a JSON pointer into the request body's config. */
-export interface FieldIssue {
-  path: string;
-  code: string;
-  message: string;
-  hint?: string;
-}
+import type { Problem as ContractProblem, FieldIssue } from '@agentry/contract';
 
-/** RFC 9457 problem details as the API sends them. */
-export interface Problem {
+/** One loader or request issue: `path` is a JSON pointer into the request body's config. */
+export type { FieldIssue };
+
+/**
+ * RFC 9457 problem details as the API sends them (the contract's shape; `type` is missing when the
+ * server sent no problem+json), plus the `Retry-After` header.
+ */
+export interface Problem extends Omit<ContractProblem, 'type'> {
   type?: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldIssue[];
   /** Seconds from a `Retry-After` header (429, 503). */
   retryAfter?: number;
 }

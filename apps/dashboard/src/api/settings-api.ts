@@ -54,18 +54,8 @@ interface List<T> {
   next_cursor: string | null;
 }
 
-/** The resources a secret key's scopes name (apps/api/src/http/scopes.ts). */
-export const SCOPE_RESOURCES = [
-  'agents',
-  'conversations',
-  'runs',
-  'secrets',
-  'api-keys',
-  'usage',
-  'audit-events',
-  'chat',
-  'models',
-] as const;
+/** The resources a secret key's scopes name: the API's own list, from the contract. */
+export { SCOPE_RESOURCES } from '@agentry/contract';
 
 export const ROLES: readonly Role[] = ['owner', 'editor', 'viewer'];
 

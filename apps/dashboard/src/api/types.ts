@@ -1,3 +1,4 @@
+import type { RunStatus } from '@agentry/contract';
 import type { AgentConfig } from '../config/agent-config.ts';
 
 /** JSON shapes of the API (see apps/api/src/http/views.ts). */
@@ -103,7 +104,8 @@ export interface ToolTestResult {
   response?: { status: number | null; duration_ms: number; output: unknown; is_error: boolean; error_code?: string };
 }
 
-export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'timed_out';
+/** A run's status, from the API contract. */
+export type { RunStatus };
 
 /** A tool call that waits for a person (the run's `waiting` event). */
 export interface PendingInput {

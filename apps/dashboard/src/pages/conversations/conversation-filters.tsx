@@ -1,19 +1,10 @@
+import { RUN_STATUSES } from '@agentry/contract';
 import { type FormEvent, useState } from 'react';
-import type { Agent, RunStatus } from '../../api/types.ts';
+import type { Agent } from '../../api/types.ts';
 import { AgentSelect } from '../../components/agent-select.tsx';
 import { LabelledField } from '../../components/labelled-field.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { ConversationFilter } from '../../router/routes.ts';
-
-export const RUN_STATUSES: readonly RunStatus[] = [
-  'queued',
-  'running',
-  'waiting',
-  'completed',
-  'failed',
-  'cancelled',
-  'timed_out',
-];
 
 interface FiltersProps {
   filter: ConversationFilter;

@@ -1,0 +1,117 @@
+/**
+ * Every error code the API answers with (the `code` of its problem+json bodies) and its HTTP status,
+ * in one place: `@agentry/errors` builds its errors from this table and the OpenAPI document lists
+ * each route's codes under these statuses. A code not in the table fails the typecheck. Never change
+ * a published code or its status.
+ */
+export const ERROR_STATUS = {
+  // 400
+  invalid_json: 400,
+  json_too_deep: 400,
+  unsupported_media_type: 400,
+  invalid_query: 400,
+  invalid_secret_name: 400,
+  invalid_idempotency_key: 400,
+  invalid_messages: 400,
+  unsupported_content: 400,
+  unsupported_parameter: 400,
+  unsupported_value: 400,
+  route_not_found: 400,
+  // 401
+  unauthorized: 401,
+  invalid_api_key: 401,
+  invalid_end_user_token: 401,
+  invalid_credentials: 401,
+  // 403
+  forbidden: 403,
+  insufficient_scope: 403,
+  origin_not_allowed: 403,
+  tenant_not_selected: 403,
+  not_a_member: 403,
+  csrf_failed: 403,
+  insufficient_role: 403,
+  tenant_suspended: 403,
+  // 404
+  agent_not_found: 404,
+  agent_version_not_found: 404,
+  conversation_not_found: 404,
+  run_not_found: 404,
+  tool_not_found: 404,
+  secret_not_found: 404,
+  api_key_not_found: 404,
+  tenant_not_found: 404,
+  model_not_found: 404,
+  member_not_found: 404,
+  invitation_not_found: 404,
+  password_reset_not_found: 404,
+  email_confirmation_not_found: 404,
+  webhook_delivery_not_found: 404,
+  // 409
+  agent_not_published: 409,
+  conversation_busy: 409,
+  run_not_waiting: 409,
+  missing_secret: 409,
+  idempotency_key_in_use: 409,
+  last_owner: 409,
+  already_a_member: 409,
+  user_exists: 409,
+  email_already_verified: 409,
+  run_cancelled: 409,
+  webhook_delivery_not_failed: 409,
+  // 410
+  invitation_expired: 410,
+  password_reset_expired: 410,
+  email_confirmation_expired: 410,
+  // 413
+  payload_too_large: 413,
+  // 422
+  validation_failed: 422,
+  invalid_context: 422,
+  invalid_arguments: 422,
+  idempotency_key_reused: 422,
+  // 429
+  rate_limited: 429,
+  end_user_rate_limited: 429,
+  quota_exceeded: 429,
+  conversation_queue_full: 429,
+  too_many_streams_for_visitor: 429,
+  login_throttled: 429,
+  password_reset_throttled: 429,
+  // 500
+  internal_error: 500,
+  // 502/504 (chat completions)
+  run_failed: 502,
+  run_timeout: 504,
+  run_not_finished: 504,
+  mail_failed: 502,
+  // 502 (model errors inside a run; a model request that timed out says 504)
+  model_connection_failed: 502,
+  model_stream_incomplete: 502,
+  // 503
+  model_not_configured: 503,
+  database_unavailable: 503,
+  queue_unavailable: 503,
+  too_many_streams: 503,
+  server_busy: 503,
+  secrets_not_configured: 503,
+  mail_not_configured: 503,
+  widget_not_built: 503,
+  dashboard_not_built: 400,
+} as const satisfies Record<string, number>;
+
+/** A code the API answers with. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The codes answered with HTTP status `S`, e.g. `ErrorCodeWithStatus<409>`. */
+export type ErrorCodeWithStatus<S extends number> = {
+  [C in ErrorCode]: (typeof ERROR_STATUS)[C] extends S ? C : never;
+}[ErrorCode];
+
+/** The resources whose `<resource>_not_found` is a 404 code (`agent`, `agent_version`, …). */
+export type NotFoundResource =
+  ErrorCodeWithStatus<404> extends infer C ? (C extends `${infer R}_not_found` ? R : never) : never;
+
+/** Whether a string is a code of the table (e.g. a problem body's `code` read in a browser). */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, code);
+}

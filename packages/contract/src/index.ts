@@ -1,0 +1,14 @@
+/**
+ * The API's contract with its clients: the plain values and types the server, the dashboard and
+ * the widget share. Browser code imports it, so it holds no server code and has no dependencies.
+ */
+export {
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorCodeWithStatus,
+  isErrorCode,
+  type NotFoundResource,
+} from './error-codes.ts';
+export type { FieldIssue, Problem } from './problem.ts';
+export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES, type RunStatus } from './run-status.ts';
+export { ALL_SCOPES, isScope, SCOPE_RESOURCES, type Scope, type ScopeResource } from './scopes.ts';
