@@ -1,4 +1,4 @@
-import { AppError, type FieldIssue } from '@agentry/errors';
+import { AppError, errors, type FieldIssue } from '@agentry/errors';
 import type { ParametersSchema, ToolConfig } from './agent-config.ts';
 import type { CompiledTool, RenderedRequest, ToolContext } from './compiled-agent.ts';
 import { withContextAliases } from './context-variables.ts';
@@ -112,11 +112,10 @@ function render(
 ): RenderedRequest {
   const missing = request.secrets.filter((name) => typeof ctx.secrets[name] !== 'string');
   if (missing.length > 0) {
-    throw new AppError({
+    throw errors.of({
       code: 'missing_secret',
       message: `The tool needs the secret(s) ${missing.join(', ')}, which this tenant has not configured`,
       category: 'user',
-      status: 422,
       retryable: false,
       details: { secrets: missing },
     });

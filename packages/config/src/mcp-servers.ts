@@ -1,4 +1,4 @@
-import { AppError, type FieldIssue } from '@agentry/errors';
+import { errors, type FieldIssue } from '@agentry/errors';
 import type { McpServerConfig } from './agent-config.ts';
 import type { CompiledMcpServer } from './compiled-agent.ts';
 import { pointer } from './json-pointer.ts';
@@ -219,11 +219,10 @@ export function compileMcpServers(
       render: (values) => {
         const missing = secrets.filter((name) => typeof values[name] !== 'string');
         if (missing.length > 0) {
-          throw new AppError({
+          throw errors.of({
             code: 'missing_secret',
             message: `MCP server \`${server.name}\` needs the secret(s) ${missing.join(', ')}, which this tenant has not configured`,
             category: 'user',
-            status: 422,
             retryable: false,
             details: { secrets: missing },
           });
