@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { Context } from 'hono';
 
 /** The header a cookie-authenticated unsafe request repeats its session's CSRF token in. */
@@ -12,7 +12,7 @@ export function newCsrfToken(): string {
 }
 
 export function csrfFailed(message: string): AppError {
-  return new AppError({ code: 'csrf_failed', message, category: 'user', status: 403 });
+  return errors.of({ code: 'csrf_failed', message, category: 'user' });
 }
 
 /**
