@@ -88,26 +88,27 @@ export function hashedKey(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
 }
 
-/** Counts one attempt on `key`; over the limit throws `tooMany(msBeforeNext)`. */
-export async function consume(
-  limiter: SharedLimiter,
-  key: string,
-  tooMany: (msBeforeNext: number) => AppError,
-): Promise<void> {
+/** What a throttle answers when a key is over its limit (a 429 code of the error table). */
+export interface Refusal {
+  code: 'login_throttled' | 'password_reset_throttled';
+  message: string;
+}
+
+/** Counts one attempt on `key`; over the limit throws the refusal, retryable after the window's rest. */
+export async function consume(limiter: SharedLimiter, key: string, refusal: Refusal): Promise<void> {
   try {
     await limiter.consume(key, 1);
   } catch (error) {
-    if (error instanceof RateLimiterRes) throw tooMany(error.msBeforeNext);
+    if (error instanceof RateLimiterRes) throw tooMany(refusal, error.msBeforeNext);
     throw error;
   }
 }
 
-function throttled(msBeforeNext: number): AppError {
-  return errors.of({
-    code: 'login_throttled',
-    message: 'Too many failed sign-in attempts; wait before trying again',
-    category: 'user',
-    retryable: true,
-    retryAfterMs: Math.max(1000, msBeforeNext),
-  });
+function tooMany(refusal: Refusal, msBeforeNext: number): AppError {
+  return errors.of({ ...refusal, category: 'user', retryable: true, retryAfterMs: Math.max(1000, msBeforeNext) });
 }
+
+const throttled: Refusal = {
+  code: 'login_throttled',
+  message: 'Too many failed sign-in attempts; wait before trying again',
+};

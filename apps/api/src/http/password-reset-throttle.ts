@@ -1,6 +1,5 @@
-import { type AppError, errors } from '@agentry/errors';
 import type { Redis } from 'ioredis';
-import { consume, hashedKey, sharedLimiter } from './login-throttle.ts';
+import { consume, hashedKey, type Refusal, sharedLimiter } from './login-throttle.ts';
 
 export interface PasswordResetThrottleOptions {
   /** Reset mails one address may be sent per window, whoever asks (default 5). */
@@ -39,12 +38,7 @@ export function createPasswordResetThrottle(options: PasswordResetThrottleOption
   };
 }
 
-function throttled(msBeforeNext: number): AppError {
-  return errors.of({
-    code: 'password_reset_throttled',
-    message: 'Too many requests for this address; wait before asking again',
-    category: 'user',
-    retryable: true,
-    retryAfterMs: Math.max(1000, msBeforeNext),
-  });
-}
+const throttled: Refusal = {
+  code: 'password_reset_throttled',
+  message: 'Too many requests for this address; wait before asking again',
+};
