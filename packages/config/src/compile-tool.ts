@@ -1,4 +1,4 @@
-import { AppError, errors, type FieldIssue } from '@agentry/errors';
+import { type AppError, errors, type FieldIssue } from '@agentry/errors';
 import type { ParametersSchema, ToolConfig } from './agent-config.ts';
 import type { CompiledTool, RenderedRequest, ToolContext } from './compiled-agent.ts';
 import { withContextAliases } from './context-variables.ts';
@@ -136,11 +136,10 @@ function buildView(parameterNames: readonly string[], args: Record<string, unkno
 }
 
 function clientToolError(name: string): AppError {
-  return new AppError({
+  return errors.of({
     code: 'client_tool',
     message: `\`${name}\` is a client tool: the embedding application runs it, not the server`,
     category: 'user',
-    status: 422,
     retryable: false,
   });
 }

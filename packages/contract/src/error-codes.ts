@@ -1,10 +1,16 @@
 /**
- * Every error code the API answers with (the `code` of its problem+json bodies) and its HTTP status,
- * in one place: `@agentry/errors` builds its errors from this table and the OpenAPI document lists
- * each route's codes under these statuses. A code not in the table fails the typecheck. Never change
- * a published code or its status.
+ * Every error code of Agentry (the `code` of an `AppError` and of the API's problem+json bodies)
+ * and its HTTP status, in one place: `@agentry/errors` takes an error's status from this table,
+ * and the OpenAPI document lists each route's codes under these statuses. The list is closed: a
+ * code not in the table fails the typecheck, and every code has exactly one status, an HTTP error
+ * status of {@link ErrorStatus}. Never change a published code or its status.
  */
-export const ERROR_STATUS = {
+
+/** The statuses errors are answered with (499: the client went away, nobody reads the answer). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 499 | 500 | 502 | 503 | 504;
+
+/** The codes routes answer with, which the OpenAPI document may list. */
+export const ROUTE_ERROR_STATUS = {
   // 400
   invalid_json: 400,
   json_too_deep: 400,
@@ -17,6 +23,7 @@ export const ERROR_STATUS = {
   unsupported_parameter: 400,
   unsupported_value: 400,
   route_not_found: 400,
+  dashboard_not_built: 400,
   // 401
   unauthorized: 401,
   invalid_api_key: 401,
@@ -84,9 +91,6 @@ export const ERROR_STATUS = {
   run_timeout: 504,
   run_not_finished: 504,
   mail_failed: 502,
-  // 502 (model errors inside a run; a model request that timed out says 504)
-  model_connection_failed: 502,
-  model_stream_incomplete: 502,
   // 503
   model_not_configured: 503,
   database_unavailable: 503,
@@ -96,11 +100,60 @@ export const ERROR_STATUS = {
   secrets_not_configured: 503,
   mail_not_configured: 503,
   widget_not_built: 503,
-  dashboard_not_built: 400,
-} as const satisfies Record<string, number>;
+} as const satisfies Record<string, ErrorStatus>;
 
-/** A code the API answers with. */
+/**
+ * Internal codes: errors raised inside a run (model and tool calls, MCP, egress), by the worker,
+ * at startup, or only by a bug. No route answers with them by design, so the OpenAPI document
+ * never lists them; they reach a client at most as a run's error, a tool result or a validation
+ * issue (whose codes are their own), or as a bug's 500. Their status still matters to logs and to
+ * anything that answers one by accident.
+ */
+export const INTERNAL_ERROR_STATUS = {
+  // A call the caller cancelled, a request whose client went away: nobody reads the answer.
+  aborted: 499,
+  client_closed_request: 499,
+  // A model call (packages/llm and the providers); a 401/403/400 of the provider is our fault, 502.
+  model_auth_failed: 502,
+  model_bad_request: 502,
+  model_rate_limited: 429,
+  model_unavailable: 503,
+  model_connection_failed: 502,
+  model_stream_incomplete: 502,
+  // A tool call: a client tool the server may not run, an MCP server, the egress guard.
+  client_tool: 422,
+  mcp_stdio_unavailable: 422,
+  mcp_timeout: 502,
+  mcp_unreachable: 502,
+  egress_forbidden_scheme: 400,
+  egress_forbidden_address: 400,
+  egress_too_many_redirects: 400,
+  egress_redirect_refused: 400,
+  egress_bad_header: 400,
+  egress_response_too_large: 400,
+  egress_dns_failed: 502,
+  // The worker, the database layer and startup: a broken invariant or setup.
+  stale_attempt: 500,
+  run_target_missing: 500,
+  tenant_scope_violation: 500,
+  secret_unreadable: 500,
+  auth_notifications_unavailable: 500,
+} as const satisfies Record<string, ErrorStatus>;
+
+/** Both tables: every code and its one status. */
+export const ERROR_STATUS = { ...ROUTE_ERROR_STATUS, ...INTERNAL_ERROR_STATUS } as const satisfies Record<
+  string,
+  ErrorStatus
+>;
+
+/** Any error code (the closed list). */
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** A code a route may answer with (and the OpenAPI document list). */
+export type RouteErrorCode = keyof typeof ROUTE_ERROR_STATUS;
+
+/** A code no route answers with by design (see {@link INTERNAL_ERROR_STATUS}). */
+export type InternalErrorCode = keyof typeof INTERNAL_ERROR_STATUS;
 
 /** The codes answered with HTTP status `S`, e.g. `ErrorCodeWithStatus<409>`. */
 export type ErrorCodeWithStatus<S extends number> = {

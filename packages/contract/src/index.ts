@@ -6,8 +6,13 @@ export {
   ERROR_STATUS,
   type ErrorCode,
   type ErrorCodeWithStatus,
+  type ErrorStatus,
+  INTERNAL_ERROR_STATUS,
+  type InternalErrorCode,
   isErrorCode,
   type NotFoundResource,
+  ROUTE_ERROR_STATUS,
+  type RouteErrorCode,
 } from './error-codes.ts';
 export type { FieldIssue, Problem } from './problem.ts';
 export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES, type RunStatus } from './run-status.ts';

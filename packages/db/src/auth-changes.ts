@@ -6,7 +6,7 @@
  * nobody. Processes that cache key lookups listen here to drop what a change made stale.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@agentry/errors';
+import { errors } from '@agentry/errors';
 import { sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { isId } from './ids.ts';
@@ -75,12 +75,10 @@ async function withinTime(heard: Promise<void>, ms: number): Promise<void> {
     timer = setTimeout(
       () =>
         reject(
-          new AppError({
-            code: 'auth_notifications_unavailable',
-            message: `A notification on ${AUTH_CHANGES_CHANNEL} did not come back within ${ms} ms: LISTEN does not work over this database connection (PgBouncer in transaction mode?)`,
-            category: 'system',
-            retryable: false,
-          }),
+          errors.system(
+            'auth_notifications_unavailable',
+            `A notification on ${AUTH_CHANGES_CHANNEL} did not come back within ${ms} ms: LISTEN does not work over this database connection (PgBouncer in transaction mode?)`,
+          ),
         ),
       ms,
     );

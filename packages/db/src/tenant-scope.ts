@@ -1,4 +1,4 @@
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import { sql } from 'drizzle-orm';
 import type { Db } from './database.ts';
 import { isId } from './ids.ts';
@@ -35,7 +35,7 @@ type Scope = { kind: 'tenant'; tenantId: string } | { kind: 'system'; reason: st
 const scopes = new WeakMap<object, Scope>();
 
 function scopeError(message: string): AppError {
-  return new AppError({ code: 'tenant_scope_violation', message, category: 'system', retryable: false });
+  return errors.system('tenant_scope_violation', message);
 }
 
 /**

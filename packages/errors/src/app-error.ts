@@ -1,4 +1,4 @@
-import type { FieldIssue } from '@agentry/contract';
+import { ERROR_STATUS, type ErrorCode, type FieldIssue, isErrorCode } from '@agentry/contract';
 import { classifyInfrastructureError, type InfrastructureService } from './infrastructure-errors.ts';
 
 /** Who is at fault: the caller (`user`), us (`system`) or a service we depend on (`upstream`). */
@@ -7,13 +7,19 @@ export type ErrorCategory = 'user' | 'system' | 'upstream';
 /** One problem inside a validation error (JSON pointer path + stable code + message + hint). */
 export type { FieldIssue };
 
-export interface AppErrorOptions {
-  /** Stable, machine-readable code, e.g. `agent_not_found`. Never change a published code. */
-  code: string;
+export interface AppErrorOptions<C extends ErrorCode = ErrorCode> {
+  /**
+   * Stable, machine-readable code from the contract's closed table (`ERROR_STATUS`), e.g.
+   * `agent_not_found`; the error's HTTP status is the table's. Never change a published code.
+   */
+  code: C;
   message: string;
   category: ErrorCategory;
-  /** HTTP status used when the error reaches the API boundary. */
-  status?: number;
+  /**
+   * Only ever the table's status for `code` (a code has one status), which some older call
+   * sites still write out; leave it out. The type refuses any other number.
+   */
+  status?: (typeof ERROR_STATUS)[C];
   /** Whether retrying the same operation later may succeed. */
   retryable?: boolean;
   /** Milliseconds the caller should wait before retrying (429/503). */
@@ -25,28 +31,47 @@ export interface AppErrorOptions {
 }
 
 /**
+ * The one exception to the table: an error of the OpenAI-compatible route
+ * (`apps/api/src/routes/chat-completions.ts`), answered in OpenAI's shape (with the `param` it is
+ * about) under the route's own status: a failed run's own error code under 502/504, or a code the
+ * table answers with 422 under OpenAI's 400. Nothing else may use it; use `errors.*`.
+ *
+ * @deprecated Kept only until that route builds its errors from the table; do not add callers.
+ */
+export interface OpenAiRouteErrorOptions extends Omit<AppErrorOptions, 'code' | 'status' | 'details'> {
+  code: string;
+  status: number;
+  details: { param: string | null } & Record<string, unknown>;
+}
+
+/**
  * The single error family of Agentry. Everything that can go wrong in a way we understand is an
- * `AppError` with a stable `code`; the API maps it to problem+json, the worker decides retries
- * from `isRetryable`.
+ * `AppError` with a stable `code` of the contract's table, which also gives its HTTP status; the
+ * API maps it to problem+json, the worker decides retries from `isRetryable`. Build them with the
+ * `errors.*` factories.
  *
  * @example
- * throw new AppError({ code: 'agent_not_found', message: 'No such agent', category: 'user', status: 404 });
+ * throw new AppError({ code: 'agent_not_found', message: 'No such agent', category: 'user' }); // status 404
  */
-export class AppError extends Error {
-  readonly code: string;
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: ErrorCode;
   readonly category: ErrorCategory;
+  /** `ERROR_STATUS[code]`. */
   readonly status: number;
   readonly isRetryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly details: Record<string, unknown> | undefined;
   readonly issues: FieldIssue[] | undefined;
 
-  constructor(options: AppErrorOptions) {
+  constructor(options: AppErrorOptions<C>);
+  /** @deprecated Only for the OpenAI-compatible route: see {@link OpenAiRouteErrorOptions}. */
+  constructor(options: OpenAiRouteErrorOptions);
+  constructor(options: AppErrorOptions<C> | OpenAiRouteErrorOptions) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
-    this.code = options.code;
+    this.code = options.code as ErrorCode;
     this.category = options.category;
-    this.status = options.status ?? defaultStatus(options.category);
+    this.status = options.status ?? statusOf(options.code) ?? defaultStatus(options.category);
     this.isRetryable = options.retryable ?? options.category !== 'user';
     this.retryAfterMs = options.retryAfterMs;
     this.details = options.details;
@@ -66,14 +91,15 @@ export class AppError extends Error {
     };
   }
 
-  /** Rebuilds an error from {@link AppError.toJSON} output. */
+  /** Rebuilds an error from {@link AppError.toJSON} output (its status is the table's for its code). */
   static fromJSON(json: SerializedAppError): AppError {
-    return new AppError({ ...json, retryable: json.retryable });
+    const { status: _status, ...options } = json;
+    return new AppError(options);
   }
 }
 
 export interface SerializedAppError {
-  code: string;
+  code: ErrorCode;
   message: string;
   category: ErrorCategory;
   status: number;
@@ -82,6 +108,12 @@ export interface SerializedAppError {
   issues?: FieldIssue[];
 }
 
+/** The table's status; undefined only for a code that arrived from outside the typechecked code (stored JSON). */
+function statusOf(code: string): number | undefined {
+  return isErrorCode(code) ? ERROR_STATUS[code] : undefined;
+}
+
+/** The status of a code missing from the table at runtime (see {@link statusOf}). */
 function defaultStatus(category: ErrorCategory): number {
   if (category === 'user') return 400;
   if (category === 'upstream') return 502;
@@ -111,7 +143,6 @@ export function infrastructureUnavailable(service: InfrastructureService, cause?
         ? 'The database is unavailable; try again shortly'
         : 'The job queue is unavailable; try again shortly',
     category: 'system',
-    status: 503,
     retryable: true,
     retryAfterMs: INFRASTRUCTURE_RETRY_AFTER_MS,
     cause,
@@ -134,7 +165,6 @@ export function toAppError(value: unknown): AppError {
     code: 'internal_error',
     message: 'An unexpected error occurred',
     category: 'system',
-    status: 500,
     retryable: false,
     cause: value,
   });

@@ -1,4 +1,4 @@
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 
 /**
  * Provider-neutral classification of model-call failures, shared by every adapter so the same
@@ -7,11 +7,10 @@ import { AppError } from '@agentry/errors';
 
 /** The error for a call the caller cancelled. */
 export function abortedError(cause?: unknown): AppError {
-  return new AppError({
+  return errors.of({
     code: 'aborted',
     message: 'The model call was aborted',
     category: 'user',
-    status: 499,
     retryable: false,
     cause,
   });
@@ -37,45 +36,34 @@ export interface HttpFailure {
  */
 export function modelHttpError(failure: HttpFailure): AppError {
   const details = { provider: failure.provider, upstreamStatus: failure.status, requestId: failure.requestId };
-  const base = {
-    message: `${failure.provider}: ${failure.message}`,
-    category: 'upstream' as const,
-    details,
-    cause: failure.cause,
-  };
-  const { status } = failure;
-  if (status === 401 || status === 403) return new AppError({ ...base, code: 'model_auth_failed', retryable: false });
+  const message = `${failure.provider}: ${failure.message}`;
+  const { status, cause } = failure;
+  if (status === 401 || status === 403)
+    return errors.upstream('model_auth_failed', message, { retryable: false, details, cause });
   const retryAfterMs = retryAfterMsOf(failure.headers);
-  if (status === 429)
-    return new AppError({ ...base, code: 'model_rate_limited', status: 429, retryable: true, retryAfterMs });
-  if (status === 408 || status === 409 || status >= 500) {
-    return new AppError({ ...base, code: 'model_unavailable', status: 503, retryable: true, retryAfterMs });
+  if (status === 429) {
+    return errors.upstream('model_rate_limited', message, { retryable: true, retryAfterMs, details, cause });
   }
-  return new AppError({ ...base, code: 'model_bad_request', retryable: false });
+  if (status === 408 || status === 409 || status >= 500) {
+    return errors.upstream('model_unavailable', message, { retryable: true, retryAfterMs, details, cause });
+  }
+  return errors.upstream('model_bad_request', message, { retryable: false, details, cause });
 }
 
-/** A connection that failed or timed out before the provider answered: retryable. */
+/**
+ * A connection that failed or timed out before the provider answered: retryable, 502 either way
+ * (the message tells a timeout).
+ */
 export function modelConnectionError(provider: string, timedOut: boolean, message: string, cause?: unknown): AppError {
-  return new AppError({
-    code: 'model_connection_failed',
-    message: `${provider}: ${timedOut ? 'request timed out' : 'connection failed'}: ${message}`,
-    category: 'upstream',
-    status: timedOut ? 504 : 502,
-    retryable: true,
-    details: { provider },
-    cause,
-  });
+  return errors.upstream(
+    'model_connection_failed',
+    `${provider}: ${timedOut ? 'request timed out' : 'connection failed'}: ${message}`,
+    { retryable: true, details: { provider }, cause },
+  );
 }
 
 export function unexpectedModelError(provider: string, cause: unknown): AppError {
-  return new AppError({
-    code: 'internal_error',
-    message: `${provider}: unexpected failure while calling the model`,
-    category: 'system',
-    status: 500,
-    retryable: false,
-    cause,
-  });
+  return errors.internal(`${provider}: unexpected failure while calling the model`, cause);
 }
 
 /** Reads `retry-after-ms` or `retry-after` (seconds or an HTTP date), as the SDKs do. */

@@ -1,5 +1,5 @@
 import type { CompiledMcpServer } from '@agentry/config';
-import { AppError, isAppError } from '@agentry/errors';
+import { type AppError, errors, isAppError } from '@agentry/errors';
 import type { EgressPolicy } from '@agentry/http-tools';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -85,11 +85,10 @@ function openTransport(
     const name = server.stdioServer ?? '';
     const definition = options.stdioServers?.get(name);
     if (!definition) {
-      throw new AppError({
+      throw errors.of({
         code: 'mcp_stdio_unavailable',
         message: `MCP server \`${server.name}\` names stdio server \`${name}\`, which the platform operator has not defined`,
         category: 'user',
-        status: 422,
         retryable: false,
         details: { server: server.name, stdio_server: name },
       });
@@ -142,24 +141,26 @@ function explainError(server: CompiledMcpServer, error: unknown, refusal: AppErr
   const timedOut =
     error instanceof DeadlineError || (error instanceof McpError && error.code === ErrorCode.RequestTimeout);
   if (timedOut) {
-    return new AppError({
-      code: 'mcp_timeout',
-      message: `MCP server \`${server.name}\` did not answer within ${server.timeoutMs} ms`,
-      category: 'upstream',
-      retryable: true,
-      details: { server: server.name, timeout_ms: server.timeoutMs },
-      cause: error,
-    });
+    return errors.upstream(
+      'mcp_timeout',
+      `MCP server \`${server.name}\` did not answer within ${server.timeoutMs} ms`,
+      {
+        retryable: true,
+        details: { server: server.name, timeout_ms: server.timeoutMs },
+        cause: error,
+      },
+    );
   }
   const detail = error instanceof Error ? error.message : String(error);
-  return new AppError({
-    code: 'mcp_unreachable',
-    message: `MCP server \`${server.name}\` could not be reached: ${detail.slice(0, 300)}`,
-    category: 'upstream',
-    retryable: true,
-    details: { server: server.name },
-    cause: error,
-  });
+  return errors.upstream(
+    'mcp_unreachable',
+    `MCP server \`${server.name}\` could not be reached: ${detail.slice(0, 300)}`,
+    {
+      retryable: true,
+      details: { server: server.name },
+      cause: error,
+    },
+  );
 }
 
 /** An AppError (egress refusal, missing secret) anywhere in the cause chain: the SDK wraps some errors. */

@@ -38,7 +38,7 @@ describe.each(implementations)('job queue: %s', (_name, make) => {
     const queue = setup(async (job) => {
       attempts[job.id] = job.attempt;
       if (job.id === 'flaky' && job.attempt < 2) throw new Error('transient');
-      if (job.id === 'broken') throw new AppError({ code: 'bad_config', message: 'no', category: 'user' });
+      if (job.id === 'broken') throw new AppError({ code: 'validation_failed', message: 'no', category: 'user' });
     });
     await queue.enqueue('flaky', { runId: 'flaky', tenantId: 't' });
     await queue.enqueue('broken', { runId: 'broken', tenantId: 't' });

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 
 /** A sealed secret as stored: which key sealed it, and the AES-256-GCM output (base64). */
 export interface SealedSecret {
@@ -62,12 +62,7 @@ export function createSecretBox(options: { keys: Record<string, Buffer>; current
 }
 
 function unreadable(why: string): AppError {
-  return new AppError({
-    code: 'secret_unreadable',
-    message: `A stored secret cannot be decrypted: ${why}`,
-    category: 'system',
-    retryable: false,
-  });
+  return errors.system('secret_unreadable', `A stored secret cannot be decrypted: ${why}`);
 }
 
 /** Parses `SECRETS_KEY` style values: 32 bytes as base64 (or 64 hex characters). */

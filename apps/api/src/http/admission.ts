@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AppError, errors } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { MiddlewareHandler } from 'hono';
 
 /** How many requests may do database work at once, and how many may wait for a turn, how long. */
@@ -162,11 +162,10 @@ const RUN_BACKLOG_RETRY_MS = 5000;
 
 /** The client went away while its request waited: nobody reads the answer, so not a server error. */
 function clientClosed(): AppError {
-  return new AppError({
+  return errors.of({
     code: 'client_closed_request',
     message: 'The client closed the request while it waited for a turn',
     category: 'user',
-    status: 499,
     retryable: false,
   });
 }

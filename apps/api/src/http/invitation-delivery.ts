@@ -26,7 +26,6 @@ export function mailNotConfigured(): AppError {
 export function mailFailed(cause: unknown): AppError {
   return errors.upstream('mail_failed', 'The mail server did not accept the message; try again', {
     retryable: true,
-    status: 502,
     cause,
   });
 }

@@ -1,5 +1,6 @@
+import type { ErrorCodeWithStatus } from '@agentry/contract';
 import { type Db, type Tenant, tenantUsageSince } from '@agentry/db';
-import { AppError, errors } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -128,7 +129,7 @@ async function consume(
   key: string,
   limit: number,
   scope: string,
-  code = 'rate_limited',
+  code: ErrorCodeWithStatus<429> = 'rate_limited',
 ): Promise<void> {
   try {
     // One counter per key; the limit is checked here so a tenant's own setting applies immediately.
@@ -140,12 +141,11 @@ async function consume(
   }
 }
 
-function tooMany(scope: string, msBeforeNext: number, code: string): AppError {
-  return new AppError({
+function tooMany(scope: string, msBeforeNext: number, code: ErrorCodeWithStatus<429>): AppError {
+  return errors.of({
     code,
     message: `Too many requests for this ${scope}; slow down`,
     category: 'user',
-    status: 429,
     retryable: true,
     retryAfterMs: Math.max(1000, msBeforeNext),
   });

@@ -1,9 +1,15 @@
-import { ERROR_STATUS, type ErrorCode } from '@agentry/contract';
+import { ERROR_STATUS, type ROUTE_ERROR_STATUS, type RouteErrorCode } from '@agentry/contract';
 
-/** The table of codes and statuses lives in the contract; the OpenAPI document reads it from here. */
+/**
+ * The table of codes and statuses lives in the contract; the OpenAPI document reads it from here.
+ * It lists only route codes (`RouteErrorCode`), never the contract's internal ones.
+ */
 export { ERROR_STATUS };
 
-/** What the statuses mean, for response descriptions. */
+/** The statuses route codes are answered with. */
+type RouteErrorStatus = (typeof ROUTE_ERROR_STATUS)[RouteErrorCode];
+
+/** What the statuses mean, for response descriptions: one for each status a route code has, no more. */
 export const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Not authenticated',
@@ -18,10 +24,10 @@ export const STATUS_TEXT: Record<number, string> = {
   502: 'The run failed',
   503: 'Unavailable: `Retry-After` when retrying helps',
   504: 'The run did not finish in time',
-};
+} satisfies Record<RouteErrorStatus, string>;
 
 /** Codes any key-authenticated tenant route can answer (key, session, scope and limits). */
-export function tenantAuthCodes(options: { publishable: boolean; unsafe: boolean }): ErrorCode[] {
+export function tenantAuthCodes(options: { publishable: boolean; unsafe: boolean }): RouteErrorCode[] {
   return [
     'unauthorized',
     'invalid_end_user_token',
@@ -40,7 +46,7 @@ export function tenantAuthCodes(options: { publishable: boolean; unsafe: boolean
 }
 
 /** Codes of a route that reads a JSON body with `readJson`. */
-export const BODY_CODES: ErrorCode[] = [
+export const BODY_CODES: RouteErrorCode[] = [
   'invalid_json',
   'json_too_deep',
   'unsupported_media_type',
@@ -49,7 +55,7 @@ export const BODY_CODES: ErrorCode[] = [
 ];
 
 /** Codes of a tenant POST, which honours `Idempotency-Key`. */
-export const IDEMPOTENCY_CODES: ErrorCode[] = [
+export const IDEMPOTENCY_CODES: RouteErrorCode[] = [
   'invalid_idempotency_key',
   'idempotency_key_in_use',
   'idempotency_key_reused',
@@ -60,6 +66,6 @@ export const IDEMPOTENCY_CODES: ErrorCode[] = [
  * every authenticated one (the key, session or member lookup alone needs it) and a public route
  * that takes a body (sign-in, invitations). `/healthz`, `/readyz`, docs and static files do not.
  */
-export function databaseCodes(options: { authenticated: boolean; body: boolean }): ErrorCode[] {
+export function databaseCodes(options: { authenticated: boolean; body: boolean }): RouteErrorCode[] {
   return options.authenticated || options.body ? ['database_unavailable'] : [];
 }

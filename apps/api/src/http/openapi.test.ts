@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@agentry/contract';
+import { type ErrorCode, ROUTE_ERROR_STATUS } from '@agentry/contract';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../test-support/harness.ts';
@@ -69,8 +69,10 @@ describe('GET /openapi.json', () => {
       }
       const success = Object.keys(op.responses).filter((s) => Number(s) < 400);
       expect(success.length, `${where}: a success response`).toBeGreaterThan(0);
-      // Every listed code is answered under its status, with `code` constrained to the list.
+      // Every listed code is answered under its status, with `code` constrained to the list; no
+      // internal code (the contract's INTERNAL_ERROR_STATUS) is advertised.
       for (const code of op['x-error-codes']) {
+        expect(Object.hasOwn(ROUTE_ERROR_STATUS, code), `${where}: ${code} is a route code`).toBe(true);
         const status = ERROR_STATUS[code as ErrorCode];
         const response = op.responses[String(status)] ?? op.responses['400'];
         expect(JSON.stringify(response), `${where}: ${code}`).toContain(`"${code}"`);

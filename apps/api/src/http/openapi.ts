@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@agentry/contract';
+import type { RouteErrorCode } from '@agentry/contract';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { describeRoute, generateSpecs } from 'hono-openapi';
 import type { z } from 'zod';
@@ -55,8 +55,11 @@ export interface RouteDoc {
   /** The zod schema the route validates its JSON body with, and an example body. */
   body?: { schema: z.ZodType; example: unknown; replace?: Record<string, unknown>; description?: string };
   responses: Record<number, ResponseDoc>;
-  /** The codes this route answers besides those of its auth kind (and of its body, when it has one). */
-  errors?: ErrorCode[];
+  /**
+   * The codes this route answers besides those of its auth kind (and of its body, when it has one);
+   * never an internal code (the contract's `INTERNAL_ERROR_STATUS`), which no route answers by design.
+   */
+  errors?: RouteErrorCode[];
   /** `openai`: errors in OpenAI's `{error}` shape (422 answered as 400), for the OpenAI-compatible routes. */
   errorFormat?: 'problem' | 'openai';
 }
@@ -65,7 +68,7 @@ export interface RouteDoc {
 interface Draft {
   'x-agentry-auth': AuthKind;
   'x-agentry-body': boolean;
-  'x-error-codes': ErrorCode[];
+  'x-error-codes': RouteErrorCode[];
   'x-agentry-error-format': 'problem' | 'openai';
 }
 
@@ -260,8 +263,8 @@ function security(auth: AuthKind, method: string, path: string) {
   ];
 }
 
-function errorResponses(codes: ErrorCode[], format: 'problem' | 'openai') {
-  const byStatus = new Map<number, ErrorCode[]>();
+function errorResponses(codes: RouteErrorCode[], format: 'problem' | 'openai') {
+  const byStatus = new Map<number, RouteErrorCode[]>();
   for (const code of new Set(codes)) {
     let status: number = ERROR_STATUS[code];
     if (format === 'openai' && status === 422) status = 400;
@@ -319,7 +322,7 @@ function finishOperation(method: string, path: string, op: Operation): void {
   if (!auth) throw new Error(`openapi: ${method.toUpperCase()} ${path} has no auth kind`);
   const format = op['x-agentry-error-format'] ?? 'problem';
   const tenant = auth === 'tenant' || auth === 'chat';
-  const codes: ErrorCode[] = [
+  const codes: RouteErrorCode[] = [
     ...(op['x-error-codes'] ?? []),
     ...(op['x-agentry-body'] ? BODY_CODES : []),
     ...(tenant ? tenantAuthCodes({ publishable: auth === 'chat', unsafe: UNSAFE.has(method) }) : []),

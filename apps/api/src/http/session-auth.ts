@@ -1,3 +1,4 @@
+import type { ErrorCodeWithStatus } from '@agentry/contract';
 import {
   type Db,
   findUserSession,
@@ -7,7 +8,7 @@ import {
   type User,
   type UserSession,
 } from '@agentry/db';
-import { AppError, errors } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { Context } from 'hono';
 import { assertCsrf } from './csrf.ts';
 import { roleMayCall, scopesForRole } from './scopes.ts';
@@ -24,8 +25,8 @@ export async function loadSession(db: Db, c: Context): Promise<{ session: UserSe
   return token ? findUserSession(db, hashSessionToken(token)) : undefined;
 }
 
-function denied(code: string, message: string): AppError {
-  return new AppError({ code, message, category: 'user', status: 403 });
+function denied(code: ErrorCodeWithStatus<403>, message: string): AppError {
+  return errors.of({ code, message, category: 'user' });
 }
 
 /**

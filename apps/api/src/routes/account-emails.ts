@@ -10,7 +10,7 @@ import {
   redeemAccountToken,
   type User,
 } from '@agentry/db';
-import { AppError, errors } from '@agentry/errors';
+import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
@@ -69,11 +69,10 @@ async function usableToken(db: Db, purpose: AccountTokenPurpose, value: string):
   const found = await findAccountToken(db, purpose, hashAccountToken(value));
   if (!found || found.token.usedAt) throw errors.notFound(purpose);
   if (found.token.expiresAt.getTime() <= Date.now()) {
-    throw new AppError({
+    throw errors.of({
       code: `${purpose}_expired`,
       message: 'This link has expired; ask for a new one',
       category: 'user',
-      status: 410,
     });
   }
   return found.token;

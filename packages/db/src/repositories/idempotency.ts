@@ -1,4 +1,4 @@
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { prebuilt, slot } from '../prebuilt.ts';
@@ -146,11 +146,10 @@ function isLeaseLost(error: unknown): boolean {
  * throw idempotencyKeyInUse();
  */
 export function idempotencyKeyInUse(retryAfterMs = 1000): AppError {
-  return new AppError({
+  return errors.of({
     code: 'idempotency_key_in_use',
     message: 'A request with this Idempotency-Key is still being handled',
     category: 'user',
-    status: 409,
     retryable: true,
     retryAfterMs,
   });

@@ -1,5 +1,5 @@
 // The fencing check every attempt write starts with: a newer attempt's fence makes an older one stale.
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { prebuilt } from '../prebuilt.ts';
@@ -10,12 +10,7 @@ import type { Run } from './runs.ts';
 
 /** Thrown when an attempt's fencing number is no longer current: a newer attempt owns the run. */
 export function staleAttempt(runId: string): AppError {
-  return new AppError({
-    code: 'stale_attempt',
-    message: `Run ${runId} is owned by a newer attempt; this attempt stops without writing`,
-    category: 'system',
-    retryable: false,
-  });
+  return errors.system('stale_attempt', `Run ${runId} is owned by a newer attempt; this attempt stops without writing`);
 }
 
 /**
