@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { compileAgent, contextIssues, loadAgentConfig, reservedContextIssues } from '@agentry/config';
+import { contextIssues, reservedContextIssues } from '@agentry/config';
 import {
   type Agent,
   type AgentVersion,
-  createConversationWithHistory,
-  createRunForMessage,
-  deleteConversation,
   getAgent,
   getAgentVersion,
   getRun,
@@ -18,15 +14,14 @@ import {
 } from '@agentry/db';
 import { AppError, toAppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
-import { runJobData } from '@agentry/queue';
-import { openSecrets, resolveModel } from '@agentry/runner';
+import type { RunService } from '@agentry/run-service';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, requireTenantKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
-import { assertDailyQuota, rateLimit } from '../http/limits.ts';
+import { rateLimit } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
 
@@ -178,62 +173,42 @@ interface StartedRun {
 
 /**
  * Stores a new conversation (the request's earlier turns, then its new user message) with a queued
- * run, and queues it. Nothing is written when the agent's model or secrets cannot be had, and what
- * was written is removed when the run cannot be queued.
+ * run, through the run service: nothing is written when the context, the agent's model or secrets
+ * cannot be had, and what was written is removed when the run cannot be queued.
  */
 async function startRun(
-  deps: ApiDeps,
+  runs: RunService,
   tenant: Tenant,
   target: { agent: Agent; version: AgentVersion; pinned: boolean },
   body: ChatRequest,
 ): Promise<StartedRun> {
-  const tenantId = tenant.id;
   const { history, input } = splitMessages(body.messages);
-  const { config, hash } = loadAgentConfig(target.version.config);
-  const compiled = compileAgent(config, hash);
   // `metadata` is where context comes from here: a system variable in it is refused like in a
   // conversation's context, not silently dropped.
   const [reserved] = reservedContextIssues(body.metadata ?? {}, (name) => `metadata.${name}`);
   if (reserved) throw invalidRequest('invalid_context', reserved.message, reserved.path);
-  const context = contextFrom(body.metadata, compiled.contextVariables);
-  const issues = contextIssues(compiled.contextVariables, context);
-  if (issues.length > 0) {
-    const listed = issues.map((i) => i.message).join('; ');
-    throw invalidRequest(
-      'invalid_context',
-      `Pass the agent's context variables in \`metadata\`: ${listed}`,
-      'metadata',
-    );
-  }
-  const secrets = await openSecrets(deps.db, deps.secretBox, tenantId, compiled.requiredSecrets);
-  const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
-  resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
-  await assertDailyQuota(deps.db, tenant);
-
-  const conversation = await createConversationWithHistory(deps.db, {
-    tenantId,
+  const { run, conversation } = await runs.startConversationRun({
+    tenant,
     agentId: target.agent.id,
-    agentVersion: target.pinned ? target.version.version : null,
-    context,
+    version: target.version,
+    pinned: target.pinned,
     history,
+    message: { role: 'user', content: [{ type: 'text', text: input }] },
+    context: (agent) => {
+      const context = contextFrom(body.metadata, agent.contextVariables);
+      const issues = contextIssues(agent.contextVariables, context);
+      if (issues.length > 0) {
+        const listed = issues.map((i) => i.message).join('; ');
+        throw invalidRequest(
+          'invalid_context',
+          `Pass the agent's context variables in \`metadata\`: ${listed}`,
+          'metadata',
+        );
+      }
+      return context;
+    },
   });
-  try {
-    const { run } = await createRunForMessage(deps.db, {
-      tenantId,
-      conversationId: conversation.id,
-      agentId: target.agent.id,
-      agentVersion: target.version.version,
-      traceId: randomBytes(16).toString('hex'),
-      message: { role: 'user', content: [{ type: 'text', text: input }] },
-      policy: compiled.busyPolicy,
-      maxQueuedRuns: compiled.limits.maxQueuedRuns,
-    });
-    await deps.scheduler.submit(runJobData(run));
-    return { run, conversationId: conversation.id };
-  } catch (error) {
-    await deleteConversation(deps.db, tenantId, conversation.id);
-    throw error;
-  }
+  return { run, conversationId: conversation.id };
 }
 
 /** Everything the assistant said during the run, in order (what the stream sent as deltas). */
@@ -451,7 +426,7 @@ async function allAgents(deps: ApiDeps, tenantId: string): Promise<Agent[]> {
  * v1.route('/', chatCompletionRoutes(deps));
  * // then: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk_…' }).chat.completions.create({ model: agentId, messages })
  */
-export function chatCompletionRoutes(deps: ApiDeps) {
+export function chatCompletionRoutes(deps: ApiDeps, runs: RunService) {
   const app = new Hono<{ Variables: AuthVariables }>();
   app.onError((error, c) => openAiErrorResponse(deps, c, error));
   // The same key check, rate limit and daily quota as the tenant-scoped routes, inside this app's onError.
@@ -515,7 +490,7 @@ export function chatCompletionRoutes(deps: ApiDeps) {
     refuseClientFeatures(body);
     const tenantId = c.var.tenant.id;
     const target = await resolveAgent(deps, tenantId, body.model);
-    const started = await startRun(deps, c.var.tenant, target, body);
+    const started = await startRun(runs, c.var.tenant, target, body);
     c.header('x-agentry-run-id', started.run.id);
     c.header('x-agentry-conversation-id', started.conversationId);
     if (body.stream) return completionStream(deps, c, tenantId, started, body);
