@@ -1,3 +1,5 @@
+// One benchmark script (over 400 lines): its three set-ups must run side by side in one process run so
+// their ratios compare; each scenario is a function below.
 /**
  * Durable runs end to end (issue 5's benchmark), side by side in one run on this machine:
  *   (a) the embedded mode: one process, PGlite, in-process jobs and event bus;

@@ -1,3 +1,4 @@
+// One benchmark script (just over 400 lines): its scenarios share the processes it starts.
 /**
  * Scheduling (issue 16's benchmark): does a waiting run cost anything? One API + one worker
  * (`TENANT_CONCURRENCY=4`), the fake model answering after 2 s, a fresh database per scenario:

@@ -1,4 +1,5 @@
 import { errors, toAppError } from '@agentry/errors';
+import { createRunService } from '@agentry/run-service';
 import { type AgentryMetrics, processMetrics } from '@agentry/telemetry';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -53,6 +54,8 @@ export interface AppObservability {
 export function createApp(deps: ApiDeps, observability: AppObservability = {}): Hono {
   // Admission (ADMISSION_*): a bound on the /v1 requests doing database work at once, see admission.ts.
   const admission = deps.admission?.maxInFlight ? createAdmission(deps.admission) : undefined;
+  // The one way a run starts, for every route that starts one.
+  const runs = createRunService(deps);
   const app = new Hono();
   const metrics = observability.metrics ?? processMetrics();
   app.use('*', requestId(), requestLogger(deps.logger), httpMetrics(metrics));
@@ -111,7 +114,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   v1.route('/tenants', tenantRoutes(deps));
   v1.route('/auth', authRoutes(deps)); // before tenantScoped: signing in needs no tenant
   v1.route('/auth', accountEmailRoutes(deps));
-  v1.route('/', chatCompletionRoutes(deps)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
+  v1.route('/', chatCompletionRoutes(deps, runs)); // before tenantScoped: checks keys itself so errors stay OpenAI-shaped
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
   tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox, { cache: deps.apiKeyCache }));
   tenantScoped.use('*', rateLimit(deps.rateLimit));
@@ -120,7 +123,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
     idempotency(deps.db, { leaseMs: deps.idempotencyLeaseMs ?? deps.runWaitMs + IDEMPOTENCY_LEASE_MARGIN_MS }),
   );
   tenantScoped.route('/agents', agentRoutes(deps));
-  tenantScoped.route('/conversations', conversationRoutes(deps));
+  tenantScoped.route('/conversations', conversationRoutes(deps, runs));
   tenantScoped.route('/runs', runRoutes(deps));
   tenantScoped.route('/secrets', secretRoutes(deps));
   tenantScoped.route('/usage', usageRoutes(deps));

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { ModelProviderSettings } from '@agentry/models';
 import {
   DEFAULT_WAITING_TIMEOUT_SECONDS,
   type Env,
@@ -11,7 +12,6 @@ import {
   envUrl,
   LOG_LEVELS,
   MAX_WAITING_TIMEOUT_SECONDS,
-  type ModelProviderSettings,
   mcpStdioServersFromEnv,
   modelSettingsFromEnv,
   type StdioServerDefinitions,

@@ -1,3 +1,4 @@
+import type { ModelProviderSettings } from '@agentry/models';
 import {
   DEFAULT_WAITING_TIMEOUT_SECONDS,
   type Env,
@@ -10,7 +11,6 @@ import {
   envUrl,
   LOG_LEVELS,
   MAX_WAITING_TIMEOUT_SECONDS,
-  type ModelProviderSettings,
   mcpStdioServersFromEnv,
   modelSettingsFromEnv,
   type StdioServerDefinitions,

@@ -74,7 +74,6 @@ describe.each(testDatabaseKinds())('repositories on %s', (kind) => {
       context: {},
     });
     const { run } = await createRunForMessage(db, {
-      policy: 'reject',
       tenantId: t.tenant.id,
       conversationId: conv.id,
       agentId: agent.id,

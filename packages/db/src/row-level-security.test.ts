@@ -71,7 +71,6 @@ async function seedTenant(db: Db, name: string) {
     history: [{ role: 'user', content: [{ type: 'text', text: 'earlier' }] }],
   });
   const { run } = await createRunForMessage(db, {
-    policy: 'enqueue',
     tenantId,
     conversationId: conversation.id,
     agentId: agent.id,

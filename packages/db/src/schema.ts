@@ -1,3 +1,5 @@
+// Every table in one file (~480 lines): drizzle-kit generates the migrations from this one schema
+// (`drizzle.config.ts`), and the tables' foreign keys and row-level policies read best side by side.
 import type { RunStatus } from '@agentry/contract';
 import type { ContentPart, Usage } from '@agentry/llm';
 import { sql } from 'drizzle-orm';

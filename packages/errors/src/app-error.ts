@@ -15,11 +15,6 @@ export interface AppErrorOptions<C extends ErrorCode = ErrorCode> {
   code: C;
   message: string;
   category: ErrorCategory;
-  /**
-   * Only ever the table's status for `code` (a code has one status), which some older call
-   * sites still write out; leave it out. The type refuses any other number.
-   */
-  status?: (typeof ERROR_STATUS)[C];
   /** Whether retrying the same operation later may succeed. */
   retryable?: boolean;
   /** Milliseconds the caller should wait before retrying (429/503). */
@@ -28,20 +23,6 @@ export interface AppErrorOptions<C extends ErrorCode = ErrorCode> {
   details?: Record<string, unknown>;
   issues?: FieldIssue[];
   cause?: unknown;
-}
-
-/**
- * The one exception to the table: an error of the OpenAI-compatible route
- * (`apps/api/src/routes/chat-completions.ts`), answered in OpenAI's shape (with the `param` it is
- * about) under the route's own status: a failed run's own error code under 502/504, or a code the
- * table answers with 422 under OpenAI's 400. Nothing else may use it; use `errors.*`.
- *
- * @deprecated Kept only until that route builds its errors from the table; do not add callers.
- */
-export interface OpenAiRouteErrorOptions extends Omit<AppErrorOptions, 'code' | 'status' | 'details'> {
-  code: string;
-  status: number;
-  details: { param: string | null } & Record<string, unknown>;
 }
 
 /**
@@ -63,15 +44,12 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly issues: FieldIssue[] | undefined;
 
-  constructor(options: AppErrorOptions<C>);
-  /** @deprecated Only for the OpenAI-compatible route: see {@link OpenAiRouteErrorOptions}. */
-  constructor(options: OpenAiRouteErrorOptions);
-  constructor(options: AppErrorOptions<C> | OpenAiRouteErrorOptions) {
+  constructor(options: AppErrorOptions<C>) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
-    this.code = options.code as ErrorCode;
+    this.code = options.code;
     this.category = options.category;
-    this.status = options.status ?? statusOf(options.code) ?? defaultStatus(options.category);
+    this.status = statusOf(options.code) ?? defaultStatus(options.category);
     this.isRetryable = options.retryable ?? options.category !== 'user';
     this.retryAfterMs = options.retryAfterMs;
     this.details = options.details;

@@ -119,7 +119,7 @@ describe('classifyInfrastructureError and toAppError', () => {
   });
 
   it('an AppError passes through unchanged, even one caused by an outage', () => {
-    const original = new AppError({ code: 'run_cancelled', message: 'x', category: 'user', status: 409 });
+    const original = new AppError({ code: 'run_cancelled', message: 'x', category: 'user' });
     (original as { cause?: unknown }).cause = withProps(new Error('reset'), { code: 'ECONNRESET' });
     expect(toAppError(original)).toBe(original);
   });

@@ -1,6 +1,6 @@
 import { invalidAllowlistEntries } from '@agentry/http-tools';
+import type { ModelProviderSettings } from '@agentry/models';
 import { parseSecretKey } from '@agentry/secrets';
-import type { ModelProviderSettings } from './model-settings.ts';
 
 /** A bad environment value: the message names the variable and what is expected. */
 export class EnvError extends Error {

@@ -15,6 +15,7 @@ import {
 } from '@agentry/db';
 import { createEgressPolicy } from '@agentry/http-tools';
 import { createMemoryBus, type RunEvent } from '@agentry/run-events';
+import { secretContext } from '@agentry/run-service';
 import { createSecretBox } from '@agentry/secrets';
 import {
   createTestDatabase,
@@ -27,7 +28,6 @@ import {
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRunProcessor, type RunExecutorDeps } from './execute-run.ts';
-import { secretContext } from './tenant-secrets.ts';
 
 const box = createSecretBox({ keys: { k1: randomBytes(32) }, currentKeyId: 'k1' });
 const text = (t: string) => [{ type: 'text' as const, text: t }];
@@ -65,7 +65,6 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
 
   async function send(conversationId: string, agentId: string, message: string) {
     const { run } = await createRunForMessage(db, {
-      policy: 'enqueue',
       tenantId,
       conversationId,
       agentId,

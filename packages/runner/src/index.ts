@@ -14,14 +14,6 @@ export {
 } from './env.ts';
 export { createRunProcessor, type RunExecutorDeps, type RunProcessor } from './execute-run.ts';
 export { mcpStdioServersFromEnv, type StdioServerDefinitions } from './mcp-stdio-env.ts';
-export {
-  type AgentModelChoice,
-  createModel,
-  type ModelProviderSettings,
-  type ProviderName,
-  type ResolvedModel,
-  resolveModel,
-} from './model-settings.ts';
 export { inputKind, unansweredInput } from './pending-input.ts';
 export { createRecordingExecutor, idempotencyKeyFor } from './recording-executor.ts';
 export {
@@ -33,7 +25,6 @@ export {
   sweepStuckRuns,
 } from './sweeper.ts';
 export { systemContext } from './system-context.ts';
-export { openSecrets, secretContext, secretsNotConfigured } from './tenant-secrets.ts';
 export { parseRetryAfter, retryDelayMs } from './webhooks/backoff.ts';
 export {
   createWebhookDispatcher,

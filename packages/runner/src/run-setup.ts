@@ -1,28 +1,20 @@
 import { withToolProtocol } from '@agentry/agent';
-import {
-  type AgentConfig,
-  type CompiledAgent,
-  compileAgent,
-  loadAgentConfig,
-  modelVisibleContext,
-  type ToolContext,
-} from '@agentry/config';
-import {
-  agentVersionKey,
-  type Conversation,
-  type Db,
-  getSealedSecrets,
-  type Run,
-  type RunStartRows,
-} from '@agentry/db';
-import { AppError } from '@agentry/errors';
+import { type CompiledAgent, modelVisibleContext, type ToolContext } from '@agentry/config';
+import { type Conversation, type Db, getSealedSecrets, type Run, type RunStartRows } from '@agentry/db';
+import { errors } from '@agentry/errors';
 import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
+import { createModel, type ModelProviderSettings } from '@agentry/models';
+import {
+  type CompiledVersion,
+  compileVersion,
+  openSealedSecrets,
+  type SealedSecret,
+  versionModel,
+} from '@agentry/run-service';
 import type { SecretBox } from '@agentry/secrets';
-import { createModel, type ModelProviderSettings, resolveModel } from './model-settings.ts';
 import { idempotencyKeyFor } from './recording-executor.ts';
 import { systemContext } from './system-context.ts';
-import { openSealedSecrets, type SealedSecret } from './tenant-secrets.ts';
 
 export interface RunSetup {
   agent: CompiledAgent;
@@ -50,12 +42,12 @@ export function contextWindowFor(provider: keyof typeof CONTEXT_WINDOW): number 
  */
 export interface RunStart {
   rows: RunStartRows;
-  compiled: { config: AgentConfig; agent: CompiledAgent } | { error: unknown } | undefined;
+  compiled: CompiledVersion | { error: unknown } | undefined;
   sealed: SealedSecret[];
 }
 
 /**
- * Compiles the run's agent version and reads the sealed secrets it needs (none: no read). A config
+ * Compiles the run's agent version (as the run service does for every start) and reads the sealed secrets it needs (none: no read). A config
  * that does not compile is kept as its error, for `setUpRun` to throw.
  *
  * @example
@@ -70,8 +62,7 @@ export async function gatherRunStart(
   if (!rows.version || !rows.conversation) return { rows, compiled: undefined, sealed: [] };
   let compiled: RunStart['compiled'];
   try {
-    const { config, hash } = loadAgentConfig(rows.version.config, { cacheKey: agentVersionKey(rows.version) });
-    compiled = { config, agent: compileAgent(config, hash) };
+    compiled = compileVersion(rows.version);
   } catch (error) {
     return { rows, compiled: { error }, sealed: [] };
   }
@@ -98,18 +89,12 @@ export function setUpRun(
 ): RunSetup & { provider: keyof typeof CONTEXT_WINDOW } {
   const { version, conversation } = start.rows;
   if (!version || !conversation || !start.compiled) {
-    throw new AppError({
-      code: 'run_target_missing',
-      message: 'The run’s agent version or conversation no longer exists',
-      category: 'system',
-      retryable: false,
-    });
+    throw errors.system('run_target_missing', 'The run’s agent version or conversation no longer exists');
   }
   if ('error' in start.compiled) throw start.compiled.error;
   const { config, agent } = start.compiled;
   const secrets = openSealedSecrets(secretBox, run.tenantId, agent.requiredSecrets, start.sealed);
-  const apiKey = agent.model.apiKeySecret ? secrets[agent.model.apiKeySecret] : undefined;
-  const resolved = resolveModel({ ...agent.model, ...(apiKey ? { apiKey } : {}) }, models);
+  const resolved = versionModel(agent, secrets, models);
   const base = createModel(resolved, models);
   const model = agent.toolProtocol === 'native' ? base : withToolProtocol(base, agent.toolProtocol);
   const toolContext: ToolContext = { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets };

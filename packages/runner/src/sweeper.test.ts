@@ -61,7 +61,6 @@ describe.each(testDatabaseKinds())('stuck-run sweeper on %s', (kind) => {
   const startRun = async (conversationId: string, agentId: string) =>
     (
       await createRunForMessage(database.db, {
-        policy: 'enqueue',
         tenantId,
         conversationId,
         agentId,

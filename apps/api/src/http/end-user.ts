@@ -1,6 +1,6 @@
 import { type Db, getSealedSecrets } from '@agentry/db';
 import { type AppError, errors } from '@agentry/errors';
-import { secretContext } from '@agentry/runner';
+import { secretContext } from '@agentry/run-service';
 import type { SecretBox } from '@agentry/secrets';
 import { type JWTPayload, jwtVerify } from 'jose';
 

@@ -94,7 +94,7 @@ export function idempotency(db: Db, options: { leaseMs: number }): MiddlewareHan
  * (`linkIdempotencyKey`); undefined without an `Idempotency-Key`.
  *
  * @example
- * await startRunForMessage(db, { tenantId, conversationId, traceId, idempotency: idempotencyHold(c) }, decide);
+ * await runs.startMessageRun({ tenant, conversationId, message, idempotency: idempotencyHold(c) });
  */
 export function idempotencyHold(c: Context): IdempotencyHold | undefined {
   const scope = c.get('idempotency');

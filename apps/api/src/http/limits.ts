@@ -1,5 +1,4 @@
 import type { ErrorCodeWithStatus } from '@agentry/contract';
-import { type Db, type Tenant, tenantUsageSince } from '@agentry/db';
 import { type AppError, errors } from '@agentry/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Redis } from 'ioredis';
@@ -148,27 +147,5 @@ function tooMany(scope: string, msBeforeNext: number, code: ErrorCodeWithStatus<
     category: 'user',
     retryable: true,
     retryAfterMs: Math.max(1000, msBeforeNext),
-  });
-}
-
-/** Throws 429 `quota_exceeded` when the tenant has used its daily runs or tokens (UTC days). */
-export async function assertDailyQuota(db: Db, tenant: Tenant, now = new Date()): Promise<void> {
-  if (tenant.dailyRunLimit === null && tenant.dailyTokenLimit === null) return;
-  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const used = await tenantUsageSince(db, tenant.id, midnight);
-  const over =
-    tenant.dailyRunLimit !== null && used.runs >= tenant.dailyRunLimit
-      ? `its ${tenant.dailyRunLimit} runs`
-      : tenant.dailyTokenLimit !== null && used.tokens >= tenant.dailyTokenLimit
-        ? `its ${tenant.dailyTokenLimit} tokens`
-        : undefined;
-  if (!over) return;
-  throw errors.of({
-    code: 'quota_exceeded',
-    message: `The tenant has used ${over} for today (UTC); the quota resets at midnight UTC`,
-    category: 'user',
-    retryable: true,
-    retryAfterMs: midnight.getTime() + 86_400_000 - now.getTime(),
-    details: { runs_today: used.runs, tokens_today: used.tokens },
   });
 }

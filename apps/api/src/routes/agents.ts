@@ -12,6 +12,7 @@ import {
   publishAgentVersion,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
+import { compileVersion } from '@agentry/run-service';
 import { Hono } from 'hono';
 import diff from 'microdiff';
 import { z } from 'zod';
@@ -190,8 +191,7 @@ export function agentRoutes(deps: ApiDeps) {
       : (agent.publishedVersion ?? agent.latestVersion);
     const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, number);
     if (!version) throw errors.notFound('agent_version', String(number));
-    const { config, hash } = loadAgentConfig(version.config);
-    return c.json({ agent_id: agent.id, version: number, prompt: compileAgent(config, hash).systemPrompt });
+    return c.json({ agent_id: agent.id, version: number, prompt: compileVersion(version).agent.systemPrompt });
   });
 
   app.get(
@@ -290,8 +290,7 @@ export function agentRoutes(deps: ApiDeps) {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const version = await getAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
     if (!version) throw errors.notFound('agent_version', c.req.param('n'));
-    const { config, hash } = loadAgentConfig(version.config);
-    const checked = await mcpCheck(deps, c.var.tenant, compileAgent(config, hash), version);
+    const checked = await mcpCheck(deps, c.var.tenant, compileVersion(version).agent, version);
     return c.json({ agent_id: agent.id, version: version.version, ...checked });
   });
 

@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { compileAgent, contextIssues, loadAgentConfig, reservedContextIssues } from '@agentry/config';
+import { contextIssues, reservedContextIssues } from '@agentry/config';
+import type { ErrorCode } from '@agentry/contract';
 import {
   type Agent,
   type AgentVersion,
-  createConversationWithHistory,
-  createRunForMessage,
-  deleteConversation,
   getAgent,
   getAgentVersion,
   getRun,
@@ -16,17 +13,16 @@ import {
   type StoredMessage,
   type Tenant,
 } from '@agentry/db';
-import { AppError, toAppError } from '@agentry/errors';
+import { type AppError, errors, toAppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
-import { runJobData } from '@agentry/queue';
-import { openSecrets, resolveModel } from '@agentry/runner';
+import type { RunService } from '@agentry/run-service';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, requireTenantKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
-import { assertDailyQuota, rateLimit } from '../http/limits.ts';
+import { rateLimit } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
 
@@ -62,9 +58,9 @@ const ChatRequest = z.looseObject({
 type ChatRequest = z.infer<typeof ChatRequest>;
 type ChatMessage = z.infer<typeof ChatMessage>;
 
-/** An error in OpenAI's shape, with the `param` it is about. */
-function invalidRequest(code: string, message: string, param: string | null = null, status = 400): AppError {
-  return new AppError({ code, message, category: 'user', status, details: { param } });
+/** An error for OpenAI's shape, with the `param` it is about; its status is the table's (422 goes out as 400). */
+function invalidRequest(code: ErrorCode, message: string, param: string | null = null): AppError {
+  return errors.of({ code, message, category: 'user', details: { param } });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,7 +75,7 @@ export function parseModel(model: string): { agentId: string; version?: number }
 
 function modelNotFound(model: string): AppError {
   const message = `The model \`${model}\` does not exist or you do not have access to it. Name an agent: \`<agent id>\`, \`agent:<agent id>\` or \`agent:<agent id>@<version>\` (GET /v1/models lists them).`;
-  return invalidRequest('model_not_found', message, 'model', 404);
+  return invalidRequest('model_not_found', message, 'model');
 }
 
 /** The agent and version a request runs: the pinned one, or the agent's published version. */
@@ -93,7 +89,6 @@ async function resolveAgent(deps: ApiDeps, tenantId: string, model: string) {
       'agent_not_published',
       `The agent has no published version; publish one or name a version as \`agent:${agent.id}@<version>\``,
       'model',
-      409,
     );
   }
   const version = await getAgentVersion(deps.db, tenantId, agent.id, number);
@@ -178,62 +173,42 @@ interface StartedRun {
 
 /**
  * Stores a new conversation (the request's earlier turns, then its new user message) with a queued
- * run, and queues it. Nothing is written when the agent's model or secrets cannot be had, and what
- * was written is removed when the run cannot be queued.
+ * run, through the run service: nothing is written when the context, the agent's model or secrets
+ * cannot be had, and what was written is removed when the run cannot be queued.
  */
 async function startRun(
-  deps: ApiDeps,
+  runs: RunService,
   tenant: Tenant,
   target: { agent: Agent; version: AgentVersion; pinned: boolean },
   body: ChatRequest,
 ): Promise<StartedRun> {
-  const tenantId = tenant.id;
   const { history, input } = splitMessages(body.messages);
-  const { config, hash } = loadAgentConfig(target.version.config);
-  const compiled = compileAgent(config, hash);
   // `metadata` is where context comes from here: a system variable in it is refused like in a
   // conversation's context, not silently dropped.
   const [reserved] = reservedContextIssues(body.metadata ?? {}, (name) => `metadata.${name}`);
   if (reserved) throw invalidRequest('invalid_context', reserved.message, reserved.path);
-  const context = contextFrom(body.metadata, compiled.contextVariables);
-  const issues = contextIssues(compiled.contextVariables, context);
-  if (issues.length > 0) {
-    const listed = issues.map((i) => i.message).join('; ');
-    throw invalidRequest(
-      'invalid_context',
-      `Pass the agent's context variables in \`metadata\`: ${listed}`,
-      'metadata',
-    );
-  }
-  const secrets = await openSecrets(deps.db, deps.secretBox, tenantId, compiled.requiredSecrets);
-  const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
-  resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
-  await assertDailyQuota(deps.db, tenant);
-
-  const conversation = await createConversationWithHistory(deps.db, {
-    tenantId,
+  const { run, conversation } = await runs.startConversationRun({
+    tenant,
     agentId: target.agent.id,
-    agentVersion: target.pinned ? target.version.version : null,
-    context,
+    version: target.version,
+    pinned: target.pinned,
     history,
+    message: { role: 'user', content: [{ type: 'text', text: input }] },
+    context: (agent) => {
+      const context = contextFrom(body.metadata, agent.contextVariables);
+      const issues = contextIssues(agent.contextVariables, context);
+      if (issues.length > 0) {
+        const listed = issues.map((i) => i.message).join('; ');
+        throw invalidRequest(
+          'invalid_context',
+          `Pass the agent's context variables in \`metadata\`: ${listed}`,
+          'metadata',
+        );
+      }
+      return context;
+    },
   });
-  try {
-    const { run } = await createRunForMessage(deps.db, {
-      tenantId,
-      conversationId: conversation.id,
-      agentId: target.agent.id,
-      agentVersion: target.version.version,
-      traceId: randomBytes(16).toString('hex'),
-      message: { role: 'user', content: [{ type: 'text', text: input }] },
-      policy: compiled.busyPolicy,
-      maxQueuedRuns: compiled.limits.maxQueuedRuns,
-    });
-    await deps.scheduler.submit(runJobData(run));
-    return { run, conversationId: conversation.id };
-  } catch (error) {
-    await deleteConversation(deps.db, tenantId, conversation.id);
-    throw error;
-  }
+  return { run, conversationId: conversation.id };
 }
 
 /** Everything the assistant said during the run, in order (what the stream sent as deltas). */
@@ -263,22 +238,23 @@ function usageOf(run: Run) {
 
 /** A run that did not complete, as an error the client must not retry (tools may have run). */
 function runError(run: Run): AppError {
-  const base = {
-    failed: { status: 502, code: 'run_failed' },
-    timed_out: { status: 504, code: 'run_timeout' },
-    cancelled: { status: 409, code: 'run_cancelled' },
-  }[run.status as 'failed' | 'timed_out' | 'cancelled'] ?? { status: 504, code: 'run_not_finished' };
+  const ended: Partial<Record<Run['status'], ErrorCode>> = {
+    failed: 'run_failed',
+    timed_out: 'run_timeout',
+    cancelled: 'run_cancelled',
+  };
+  const code = ended[run.status] ?? 'run_not_finished';
   const message =
-    base.code === 'run_not_finished'
+    code === 'run_not_finished'
       ? `The agent is still working; the run continues at GET /v1/runs/${run.id}`
       : `The run ended ${run.status}${run.error ? `: ${run.error.code}: ${run.error.message}` : ''} (GET /v1/runs/${run.id})`;
-  return new AppError({
-    code: run.error?.code ?? base.code,
+  // The status is the table's for how the run ended; OpenAI's `code` says why (the run's own error code).
+  return errors.of({
+    code,
     message,
     category: 'user',
-    status: base.status,
     retryable: false,
-    details: { param: null, noRetry: true },
+    details: { param: null, noRetry: true, ...(run.error ? { wire_code: run.error.code } : {}) },
   });
 }
 
@@ -391,7 +367,8 @@ export function openAiErrorBody(thrown: unknown) {
   const status = error.status === 422 ? 400 : error.status;
   const described = error.issues ? describeIssues(error) : undefined;
   const param = described?.param ?? (typeof error.details?.param === 'string' ? error.details.param : null);
-  const code = status === 401 ? 'invalid_api_key' : error.code;
+  const wire = typeof error.details?.wire_code === 'string' ? error.details.wire_code : error.code;
+  const code = status === 401 ? 'invalid_api_key' : wire;
   return { error: { message: described?.message ?? error.message, type: errorType(status), param, code } };
 }
 
@@ -451,7 +428,7 @@ async function allAgents(deps: ApiDeps, tenantId: string): Promise<Agent[]> {
  * v1.route('/', chatCompletionRoutes(deps));
  * // then: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk_…' }).chat.completions.create({ model: agentId, messages })
  */
-export function chatCompletionRoutes(deps: ApiDeps) {
+export function chatCompletionRoutes(deps: ApiDeps, runs: RunService) {
   const app = new Hono<{ Variables: AuthVariables }>();
   app.onError((error, c) => openAiErrorResponse(deps, c, error));
   // The same key check, rate limit and daily quota as the tenant-scoped routes, inside this app's onError.
@@ -515,7 +492,7 @@ export function chatCompletionRoutes(deps: ApiDeps) {
     refuseClientFeatures(body);
     const tenantId = c.var.tenant.id;
     const target = await resolveAgent(deps, tenantId, body.model);
-    const started = await startRun(deps, c.var.tenant, target, body);
+    const started = await startRun(runs, c.var.tenant, target, body);
     c.header('x-agentry-run-id', started.run.id);
     c.header('x-agentry-conversation-id', started.conversationId);
     if (body.stream) return completionStream(deps, c, tenantId, started, body);

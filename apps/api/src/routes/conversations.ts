@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { compileAgent, contextIssues, loadAgentConfig } from '@agentry/config';
+import { contextIssues } from '@agentry/config';
 import { RUN_STATUSES } from '@agentry/contract';
 import {
-  agentVersionKey,
   type Conversation,
   conversationRunSummaries,
   createConversation,
   type Db,
   deleteConversation,
-  deleteRun,
   getAgentWithVersion,
   getConversation,
   getRun,
@@ -17,12 +14,11 @@ import {
   listMessages,
   listRunMessages,
   type Run,
-  startRunForMessage,
   withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { runJobData } from '@agentry/queue';
-import { openSecrets, resolveModel } from '@agentry/runner';
+import { compileVersion, type RunService } from '@agentry/run-service';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
@@ -30,7 +26,6 @@ import { audit } from '../http/audit.ts';
 import { type AuthVariables, assertAgentAllowed, assertEndUserAllowed, type Principal } from '../http/auth.ts';
 import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
 import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
-import { assertDailyQuota } from '../http/limits.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
@@ -67,7 +62,7 @@ function assertConversationAllowed(principal: Principal, conversation: Conversat
 }
 
 /** Conversations, their messages, and the runs a message starts. */
-export function conversationRoutes(deps: ApiDeps) {
+export function conversationRoutes(deps: ApiDeps, runs: RunService) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post(
@@ -112,9 +107,8 @@ export function conversationRoutes(deps: ApiDeps) {
           'The agent has no published version; publish one or name a version',
         );
       }
-      const { config, hash } = loadAgentConfig(version.config, { cacheKey: agentVersionKey(version) });
       // Paths point into the request body, as every other field issue does.
-      const issues = contextIssues(compileAgent(config, hash).contextVariables, body.context ?? {}).map((issue) => ({
+      const issues = contextIssues(compileVersion(version).agent.contextVariables, body.context ?? {}).map((issue) => ({
         ...issue,
         path: `/context${issue.path}`,
       }));
@@ -288,66 +282,27 @@ export function conversationRoutes(deps: ApiDeps) {
     }
     let release: (() => void) | undefined;
     try {
-      // One transaction: the conversation with its agent's version, the lock and the active runs in
-      // one round trip, the checks, then the writes.
-      const { run, interrupted } = await startRunForMessage(
-        deps.db,
-        {
-          tenantId: tenant.id,
-          conversationId: id,
-          traceId: randomBytes(16).toString('hex'),
-          idempotency: idempotencyHold(c),
-        },
-        async (found, tx) => {
-          assertConversationAllowed(principal, found?.conversation, id);
+      // The run service checks and writes in one transaction, then queues (or removes what it wrote).
+      const { run } = await runs.startMessageRun({
+        tenant,
+        conversationId: id,
+        idempotency: idempotencyHold(c),
+        authorize: (conversation) => assertConversationAllowed(principal, conversation, id),
+        message: async () => {
           const body = await readJson(c, NewMessage);
-          const version = found?.version;
-          if (!version) {
-            throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
-          }
-          await assertDailyQuota(tx, tenant);
-          const { config, hash } = loadAgentConfig(version.config, { cacheKey: agentVersionKey(version) });
-          const compiled = compileAgent(config, hash);
-          // Fail before writing anything when the agent's model or secrets cannot be had.
-          const secrets = await openSecrets(tx, deps.secretBox, tenant.id, compiled.requiredSecrets);
-          const apiKey = compiled.model.apiKeySecret ? secrets[compiled.model.apiKeySecret] : undefined;
-          resolveModel({ ...compiled.model, ...(apiKey ? { apiKey } : {}) }, deps.models);
-          // A stream is taken before anything is written: at the cap the answer is 503 and no run exists.
-          release = stream ? await acquireEventStream(c, deps) : undefined;
-          return {
-            agentId: version.agentId,
-            agentVersion: version.version,
-            policy: compiled.busyPolicy,
-            maxQueuedRuns: compiled.limits.maxQueuedRuns,
-            message: { role: 'user', content: [{ type: 'text', text: body.content }] },
-          };
+          return { role: 'user', content: [{ type: 'text', text: body.content }] };
         },
-      );
-      return await startRun(c, run, interrupted, release);
+        // A stream is taken before anything is written: at the cap the answer is 503 and no run exists.
+        beforeWrite: async () => {
+          release = stream ? await acquireEventStream(c, deps) : undefined;
+        },
+      });
+      return await answerRun(c, run, release);
     } catch (error) {
       release?.();
       throw error;
     }
   });
-
-  /** Queues the run its message wrote, and answers as the caller asked (stream, 202 or wait). */
-  async function startRun(
-    c: Context<{ Variables: AuthVariables }>,
-    run: Run,
-    interrupted: Run[],
-    release: (() => void) | undefined,
-  ): Promise<Response> {
-    const tenantId = c.var.tenant.id;
-    for (const active of interrupted) await deps.control.cancel(active.id).catch(() => {});
-    try {
-      await deps.scheduler.submit(runJobData(run));
-    } catch (error) {
-      // The run could not be queued: remove what this request wrote so nothing is half-written.
-      await deleteRun(deps.db, tenantId, run.id);
-      throw error;
-    }
-    return answerRun(c, run, release);
-  }
 
   /**
    * Answers a retry with the run its key's first request created before it died: queued again if

@@ -10,7 +10,7 @@ import {
   type McpCheckRecord,
   readDiscoveredTools,
 } from '@agentry/mcp';
-import { openSecrets } from '@agentry/runner';
+import { openSecrets } from '@agentry/run-service';
 import type { ApiDeps } from '../deps.ts';
 
 type Deps = Pick<ApiDeps, 'db' | 'secretBox' | 'egress' | 'mcpStdioServers'>;

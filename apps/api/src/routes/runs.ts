@@ -1,5 +1,4 @@
 import type { PendingInput } from '@agentry/agent';
-import { compileAgent, loadAgentConfig } from '@agentry/config';
 import {
   activeRuns,
   answerWaitingRun,
@@ -18,6 +17,7 @@ import {
 import { errors } from '@agentry/errors';
 import type { ToolCallPart } from '@agentry/llm';
 import { runJobData } from '@agentry/queue';
+import { compileVersion } from '@agentry/run-service';
 import { unansweredInput } from '@agentry/runner';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -53,8 +53,7 @@ function invalidAnswer(path: string, code: string, message: string) {
 async function pendingCalls(deps: ApiDeps, run: Run): Promise<PendingInput[]> {
   const version = await getAgentVersion(deps.db, run.tenantId, run.agentId, run.agentVersion);
   if (!version) return [];
-  const { config, hash } = loadAgentConfig(version.config);
-  const agent = compileAgent(config, hash);
+  const { agent } = compileVersion(version);
   const last = (await listRunMessages(deps.db, run.tenantId, run.id)).findLast((m) => m.role === 'assistant');
   const calls = last?.content.filter((p): p is ToolCallPart => p.type === 'tool_call') ?? [];
   return unansweredInput(deps.db, agent, run, calls);

@@ -1,6 +1,6 @@
 import { deleteSecret, listSecrets, putSecret } from '@agentry/db';
 import { errors } from '@agentry/errors';
-import { secretContext, secretsNotConfigured } from '@agentry/runner';
+import { secretContext, secretsNotConfigured } from '@agentry/run-service';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';

@@ -8,7 +8,7 @@ import {
 import { getSealedSecrets } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { createHttpToolExecutor, withAllowlist } from '@agentry/http-tools';
-import { secretContext } from '@agentry/runner';
+import { secretContext } from '@agentry/run-service';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';

@@ -1,6 +1,6 @@
-import { compileAgent, loadAgentConfig } from '@agentry/config';
 import { getAgent, getAgentVersion, isId } from '@agentry/db';
 import { errors } from '@agentry/errors';
+import { compileVersion } from '@agentry/run-service';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, assertAgentAllowed } from '../http/auth.ts';
@@ -53,8 +53,7 @@ export function widgetRoutes(deps: ApiDeps) {
       ? await getAgentVersion(deps.db, tenantId, agent.id, agent.publishedVersion)
       : undefined;
     if (!version) throw errors.conflict('agent_not_published', 'The agent has no published version');
-    const { config, hash } = loadAgentConfig(version.config);
-    const compiled = compileAgent(config, hash);
+    const { config, agent: compiled } = compileVersion(version);
     const { allowed_origins: _origins, ...widget } = config.widget ?? {};
     c.header('cache-control', 'private, max-age=60');
     return c.json({

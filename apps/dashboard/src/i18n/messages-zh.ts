@@ -1,3 +1,4 @@
+// A dictionary, one line per UI string (over 400 lines by nature), key for key with messages-en.ts.
 import type { MessageKey } from './messages-en.ts';
 
 /** 简体中文界面文本。键和 `{slot}` 必须与英文一致（i18n 测试检查）。 */

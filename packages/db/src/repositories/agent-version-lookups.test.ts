@@ -9,8 +9,8 @@ import {
   createTenantWithKey,
   type Db,
   getAgentWithVersion,
+  lockConversationForRun,
   newId,
-  startRunForMessage,
   withTenantScope,
 } from '../index.ts';
 
@@ -21,17 +21,18 @@ describe.each(testDatabaseKinds())('agent and version in one statement on %s', (
   });
   afterAll(() => database?.destroy());
 
-  /** What a message POST finds: the conversation with its version (`startRunForMessage`'s lookup), writing nothing. */
+  /** What a message POST finds: the conversation with its version (`lockConversationForRun`), writing nothing. */
   async function getConversationWithVersion(db: Db, tenantId: string, conversationId: string) {
     const nothing = new Error('look only');
-    let seen: unknown;
+    let seen: { conversation: Conversation; version: AgentVersion | undefined } | undefined;
     await expect(
-      startRunForMessage(db, { tenantId, conversationId, traceId: 't' }, async (found) => {
-        seen = found;
+      withTenantScope(db, tenantId, async (tx) => {
+        const found = await lockConversationForRun(tx, tenantId, conversationId);
+        seen = found && { conversation: found.conversation, version: found.version };
         throw nothing;
       }),
     ).rejects.toBe(nothing);
-    return seen as { conversation: Conversation; version: AgentVersion | undefined } | undefined;
+    return seen;
   }
 
   let seq = 0;

@@ -5,11 +5,11 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   createConversation,
+  createRunForMessage,
   type IdempotencyHold,
   listMessages,
   newId,
   releaseIdempotencyKey,
-  startRunForMessage,
   withTenantScope,
 } from '../index.ts';
 import { idempotencyKeys, runs } from '../schema.ts';
@@ -41,16 +41,15 @@ describe.each(testDatabaseKinds())('idempotency keys with leases on %s', (kind) 
     const claim = (hold: IdempotencyHold, leaseMs: number, requestHash = 'same') =>
       claimIdempotencyKey(db, { ...hold, requestHash, leaseMs });
     const sendMessage = (hold: IdempotencyHold) =>
-      startRunForMessage(
-        db,
-        { tenantId: tenant.id, conversationId: conv.id, traceId: 't', idempotency: hold },
-        async (found) => ({
-          agentId: found!.version!.agentId,
-          agentVersion: found!.version!.version,
-          policy: 'enqueue' as const,
-          message: { role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] },
-        }),
-      );
+      createRunForMessage(db, {
+        tenantId: tenant.id,
+        conversationId: conv.id,
+        agentId: agent.id,
+        agentVersion: 1,
+        traceId: 't',
+        idempotency: hold,
+        message: { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      });
     const runCount = async () =>
       (await withTenantScope(db, tenant.id, (tx) => tx.select().from(runs))).filter((r) => r.conversationId === conv.id)
         .length;

@@ -70,7 +70,6 @@ describe.each(testDatabaseKinds())('checkpoints on %s', (kind) => {
     const send = async (message: string) =>
       (
         await createRunForMessage(database.db, {
-          policy: 'enqueue',
           tenantId: tenant.id,
           conversationId: conversation.id,
           agentId: agent.id,

@@ -1,5 +1,5 @@
-// A message's run: created under the conversation's lock, with its busy policy and queue bound.
-import { AppError, errors } from '@agentry/errors';
+// A message's run: written under the conversation's lock (the run service decides whether it may start).
+import { errors } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
@@ -51,85 +51,56 @@ const userMessageInsert = prebuilt((db) =>
     .returning(),
 );
 
-/** What a new message does while the conversation's previous run is still active. */
-export type BusyPolicy = 'reject' | 'enqueue' | 'interrupt';
-
 /**
  * Stores a queued run for a user's message, atomically and serialised per conversation (the
  * conversation row is locked). With no active run the message joins the transcript at once;
- * otherwise `policy` decides: `reject` throws 409 `conversation_busy`, `enqueue` keeps the message
- * on the run until it starts, `interrupt` does the same and marks the active runs for cancellation
- * (returned, so the caller can signal their workers). Throws 404 `conversation_not_found` when the
- * conversation is not the tenant's (or was just deleted).
- *
- * Four statements in two round trips on Postgres: the lock with the active runs, then the writes.
+ * otherwise it is kept on the run until the run starts. No policy: the run service decides
+ * whether a message may start a run (busy policy, queue bound, quota); this is the plain write
+ * for fixtures and tests. Throws 404 `conversation_not_found` when the conversation is not the
+ * tenant's (or was just deleted).
  *
  * @example
- * const { run, interrupted } = await createRunForMessage(db, { tenantId, conversationId, agentId,
- *   agentVersion: 1, traceId, message: { role: 'user', content }, policy: 'enqueue' });
+ * const { run } = await createRunForMessage(db, { tenantId, conversationId, agentId,
+ *   agentVersion: 1, traceId, message: { role: 'user', content } });
  */
 export async function createRunForMessage(
   db: Db,
-  input: {
-    tenantId: string;
-    conversationId: string;
-    agentId: string;
-    agentVersion: number;
-    traceId: string;
-    message: Message;
-    policy: BusyPolicy;
-    maxQueuedRuns?: number;
-  },
-): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
+  input: Omit<RunWrite, 'active' | 'interrupt'>,
+): Promise<{ run: Run; message?: StoredMessage }> {
   const { tenantId, conversationId } = input;
   return withTenantScope(db, tenantId, async (tx, commitAhead) => {
     const [conversation, active] = await lockConversation(tx, tenantId, conversationId);
     if (!conversation) throw errors.notFound('conversation', conversationId);
-    return writeRun(tx, { ...input, active }, commitAhead);
+    return insertRun(tx, { ...input, active, interrupt: [] }, commitAhead);
   });
 }
 
-/** What a message's run is: decided from the conversation and its agent version. */
-export interface RunPlan {
-  agentId: string;
-  agentVersion: number;
-  message: Message;
-  policy: BusyPolicy;
-  /**
-   * Queued runs the conversation may hold (the agent's `limits.max_queued_runs`): at that many, the
-   * message is refused 429 `conversation_queue_full` and nothing is written. Absent = no bound.
-   */
-  maxQueuedRuns?: number;
+/** A conversation locked for a new run: its agent version and its active runs (read under the lock). */
+export interface ConversationForRun {
+  conversation: Conversation;
+  /** The version its next run uses (pinned, else published); undefined when there is none. */
+  version: AgentVersion | undefined;
+  active: Run[];
 }
 
 /**
- * `createRunForMessage` for a caller that still has to look the conversation up: its agent version
- * is read in the same round trip as the lock and the active runs, `decide` checks what it found
- * (throwing to write nothing) and says what the run is, then the writes go — one transaction and
- * two round trips on Postgres for the whole message POST. `decide` runs inside the transaction
- * (it may read with `tx`) while the conversation is locked: keep it to checks, no waiting on clients.
+ * Locks a conversation for a new run and reads, in the same round trip, the agent version its
+ * next run uses and its active runs. Undefined when the conversation is not the tenant's (or was
+ * just deleted). Call inside `withTenantScope`; `insertRun` follows in the same transaction.
  *
  * @example
- * const { run } = await startRunForMessage(db, { tenantId, conversationId, traceId }, async (found) => {
- *   if (!found?.version) throw errors.notFound('conversation', conversationId);
- *   return { agentId: found.version.agentId, agentVersion: found.version.version, message, policy: 'enqueue' };
- * });
+ * const found = await lockConversationForRun(tx, tenantId, conversationId);
  */
-export async function startRunForMessage<P extends RunPlan>(
-  db: Db,
-  input: { tenantId: string; conversationId: string; traceId: string; idempotency?: IdempotencyHold },
-  decide: (found: { conversation: Conversation; version: AgentVersion | undefined } | undefined, tx: Tx) => Promise<P>,
-): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[]; plan: P }> {
-  const { tenantId, conversationId } = input;
-  return withTenantScope(db, tenantId, async (tx, commitAhead) => {
-    // The lookup goes first, the lock and the active runs right behind it (one round trip).
-    const lookup = conversationWithVersion(tx, { tenantId, id: conversationId });
-    const [[row], [locked, active]] = await Promise.all([lookup, lockConversation(tx, tenantId, conversationId)]);
-    const found = row && locked ? { conversation: row.conversation, version: row.version ?? undefined } : undefined;
-    const plan = await decide(found, tx);
-    if (!found) throw errors.notFound('conversation', conversationId);
-    return { ...(await writeRun(tx, { ...input, ...plan, active }, commitAhead)), plan };
-  });
+export async function lockConversationForRun(
+  tx: Tx,
+  tenantId: string,
+  conversationId: string,
+): Promise<ConversationForRun | undefined> {
+  // The lookup goes first, the lock and the active runs right behind it (one round trip).
+  const lookup = conversationWithVersion(tx, { tenantId, id: conversationId });
+  const [[row], [locked, active]] = await Promise.all([lookup, lockConversation(tx, tenantId, conversationId)]);
+  if (!row || !locked) return undefined;
+  return { conversation: row.conversation, version: row.version ?? undefined, active };
 }
 
 /**
@@ -172,46 +143,37 @@ function runInsertValues(input: 'inputMessageId' | 'pendingInput') {
   };
 }
 
-/** 429 for a message past the conversation's queue: retried once a queued run has started. */
-function conversationQueueFull(max: number): AppError {
-  return new AppError({
-    code: 'conversation_queue_full',
-    message: `This conversation already holds ${max} queued runs; retry once one has started`,
-    category: 'user',
-    status: 429,
-    retryable: true,
-    retryAfterMs: 5000,
-  });
+/** A message's run as decided by its caller, written under the conversation's lock. */
+export interface RunWrite {
+  tenantId: string;
+  conversationId: string;
+  agentId: string;
+  agentVersion: number;
+  traceId: string;
+  message: Message;
+  /** The conversation's active runs, read under the lock: with any, the message waits on the run. */
+  active: Run[];
+  /** Active runs to mark for cancellation (the `interrupt` busy policy). */
+  interrupt: Run[];
+  /** The request's Idempotency-Key, linked to the run in the same commit. */
+  idempotency?: IdempotencyHold | undefined;
 }
 
 /**
- * The run's writes once the conversation is locked: its user message (or kept input), the run,
- * interruptions. They are the transaction's last statements and nothing is checked after them:
- * the COMMIT travels with them (one round trip).
+ * The run's writes once the conversation is locked (`lockConversationForRun`): its user message
+ * (or kept input), the run, interruptions. They are the transaction's last statements and nothing
+ * is checked after them: the COMMIT travels with them (one round trip).
+ *
+ * @example
+ * const { run } = await insertRun(tx, { ...plan, active: found.active, interrupt: [] }, commitAhead);
  */
-async function writeRun(
+export async function insertRun(
   tx: Tx,
-  input: RunPlan & {
-    tenantId: string;
-    conversationId: string;
-    traceId: string;
-    active: Run[];
-    idempotency?: IdempotencyHold | undefined;
-  },
+  input: RunWrite,
   commitAhead: CommitAhead,
-): Promise<{ run: Run; message?: StoredMessage; interrupted: Run[] }> {
+): Promise<{ run: Run; message?: StoredMessage }> {
   const { tenantId, conversationId, active } = input;
-  if (active.length > 0 && input.policy === 'reject') {
-    throw errors.conflict(
-      'conversation_busy',
-      'This conversation is still answering the previous message; try again when it is done',
-    );
-  }
-  // Counted from the active runs already read under the lock: no round trip of its own.
-  if (input.maxQueuedRuns !== undefined && active.filter((r) => r.status === 'queued').length >= input.maxQueuedRuns) {
-    throw conversationQueueFull(input.maxQueuedRuns);
-  }
-  const interrupted = input.policy === 'interrupt' ? active : [];
+  const interrupted = input.interrupt;
   const runId = newId();
   // The message's id is made here, so the run can point at it without waiting for the insert.
   const messageId = active.length === 0 ? newId() : undefined;
@@ -253,5 +215,5 @@ async function writeRun(
   commitAhead();
   const [stored, [run]] = await written;
   const message = stored[0];
-  return { run: run!, ...(message ? { message } : {}), interrupted };
+  return { run: run!, ...(message ? { message } : {}) };
 }

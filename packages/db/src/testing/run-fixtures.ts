@@ -35,7 +35,6 @@ export async function tenantWithAgent(db: Db, config: Record<string, unknown> = 
       context: {},
     });
     const { run } = await createRunForMessage(db, {
-      policy: 'enqueue',
       tenantId: tenant.id,
       conversationId: conv.id,
       agentId: agent.id,

@@ -17,6 +17,7 @@ import {
   withSystemScope,
 } from '@agentry/db';
 import { createEgressPolicy } from '@agentry/http-tools';
+import { secretContext } from '@agentry/run-service';
 import { createSecretBox } from '@agentry/secrets';
 import { createMetrics } from '@agentry/telemetry';
 import {
@@ -29,7 +30,6 @@ import {
 import { inArray } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { secretContext } from '../tenant-secrets.ts';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from './dispatcher.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -88,7 +88,6 @@ describe.each(testDatabaseKinds())('webhook dispatcher on %s', (kind) => {
         context: {},
       });
       const created = await createRunForMessage(db, {
-        policy: 'enqueue',
         tenantId: tenant.id,
         conversationId: conv.id,
         agentId: agent.id,

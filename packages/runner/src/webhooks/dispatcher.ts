@@ -15,9 +15,9 @@ import {
   readBoundedText,
   strictEgressPolicy,
 } from '@agentry/http-tools';
+import { openSecrets } from '@agentry/run-service';
 import type { SecretBox } from '@agentry/secrets';
 import { type AgentryMetrics, webhookMetrics } from '@agentry/telemetry';
-import { openSecrets } from '../tenant-secrets.ts';
 import { ERROR_BODY_BYTES, errorOutcome, responseOutcome } from './attempt-outcome.ts';
 import { defaultWebhookSettings, type WebhookSettings } from './settings.ts';
 import { signatureHeaders } from './signature.ts';

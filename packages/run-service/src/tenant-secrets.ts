@@ -1,5 +1,5 @@
 import { type Db, getSealedSecrets } from '@agentry/db';
-import { AppError } from '@agentry/errors';
+import { type AppError, errors } from '@agentry/errors';
 import type { SecretBox } from '@agentry/secrets';
 
 /** The AAD a secret is sealed with: a sealed value only opens in its own tenant and name. */
@@ -41,11 +41,10 @@ export function openSealedSecrets(
   if (!box) throw secretsNotConfigured();
   const missing = names.filter((n) => !rows.some((r) => r.name === n));
   if (missing.length > 0) {
-    throw new AppError({
+    throw errors.of({
       code: 'missing_secret',
       message: `The agent needs the secret${missing.length > 1 ? 's' : ''} ${missing.map((n) => `\`${n}\``).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not set: PUT /v1/secrets/{name}`,
       category: 'user',
-      status: 409,
       retryable: false,
       details: { missing },
     });
@@ -57,11 +56,10 @@ export function openSealedSecrets(
 export type SealedSecret = Awaited<ReturnType<typeof getSealedSecrets>>[number];
 
 export function secretsNotConfigured(): AppError {
-  return new AppError({
+  return errors.of({
     code: 'secrets_not_configured',
     message: 'Tenant secrets are not available: the platform has no SECRETS_KEY',
     category: 'system',
-    status: 503,
     retryable: false,
   });
 }

@@ -1,0 +1,8 @@
+export {
+  type AgentModelChoice,
+  createModel,
+  type ModelProviderSettings,
+  type ProviderName,
+  type ResolvedModel,
+  resolveModel,
+} from './model-settings.ts';

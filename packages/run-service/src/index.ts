@@ -1,0 +1,28 @@
+/**
+ * How a run starts: an agent version made ready (checked once per version, compiled once per
+ * hash, secrets, model) and a message's run written, interrupting and queued — one module for
+ * every entry point and for the worker's setup.
+ */
+export {
+  type CompiledVersion,
+  compileVersion,
+  type PreparedVersion,
+  prepareVersion,
+  versionModel,
+} from './agent-version.ts';
+export { busyDecision } from './busy-policy.ts';
+export { assertDailyQuota } from './daily-quota.ts';
+export {
+  type ConversationRunRequest,
+  createRunService,
+  type MessageRunRequest,
+  type RunService,
+  type RunServiceDeps,
+} from './run-service.ts';
+export {
+  openSealedSecrets,
+  openSecrets,
+  type SealedSecret,
+  secretContext,
+  secretsNotConfigured,
+} from './tenant-secrets.ts';
