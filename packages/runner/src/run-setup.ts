@@ -18,8 +18,8 @@ import {
 import { AppError } from '@agentry/errors';
 import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
+import { createModel, type ModelProviderSettings, resolveModel } from '@agentry/models';
 import type { SecretBox } from '@agentry/secrets';
-import { createModel, type ModelProviderSettings, resolveModel } from './model-settings.ts';
 import { idempotencyKeyFor } from './recording-executor.ts';
 import { systemContext } from './system-context.ts';
 import { openSealedSecrets, type SealedSecret } from './tenant-secrets.ts';

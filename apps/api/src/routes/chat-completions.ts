@@ -18,8 +18,9 @@ import {
 } from '@agentry/db';
 import { AppError, toAppError } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
+import { resolveModel } from '@agentry/models';
 import { runJobData } from '@agentry/queue';
-import { openSecrets, resolveModel } from '@agentry/runner';
+import { openSecrets } from '@agentry/runner';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';

@@ -21,8 +21,9 @@ import {
   withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
+import { resolveModel } from '@agentry/models';
 import { runJobData } from '@agentry/queue';
-import { openSecrets, resolveModel } from '@agentry/runner';
+import { openSecrets } from '@agentry/runner';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';

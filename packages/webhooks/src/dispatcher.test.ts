@@ -8,6 +8,7 @@ import {
   createTenantWithKey,
   type Db,
   finishRunFenced,
+  getSealedSecrets,
   getWebhookDelivery,
   listWebhookDeliveries,
   putSecret,
@@ -16,6 +17,7 @@ import {
   webhookDeliveries,
   withSystemScope,
 } from '@agentry/db';
+import { errors } from '@agentry/errors';
 import { createEgressPolicy } from '@agentry/http-tools';
 import { createSecretBox } from '@agentry/secrets';
 import { createMetrics } from '@agentry/telemetry';
@@ -29,7 +31,6 @@ import {
 import { inArray } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { secretContext } from '../tenant-secrets.ts';
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from './dispatcher.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,6 +40,30 @@ const RAW_SECRET = 'a plain shared secret ✓';
 const HOOK_TOKEN = 'tok-9f8e7d-never-in-payloads';
 const egress = createEgressPolicy({ allowlist: ['127.0.0.1'] });
 const fast = { backoffBaseMs: 40, backoffMaxMs: 1000, maxAttempts: 4, timeoutMs: 2000 };
+
+/** The AAD the secrets here are sealed and opened with (the runner's `secretContext`). */
+const secretContext = (tenantId: string, name: string) => `${tenantId}/${name}`;
+
+/**
+ * What the apps pass as `openSecrets` (the runner's, over the process's secret box), reduced to
+ * what these cases need: the tenant's named secrets, `missing_secret` naming the absent ones.
+ */
+const secretOpener =
+  (db: Db): WebhookDispatcherOptions['openSecrets'] =>
+  async (tenantId, names) => {
+    const rows = await getSealedSecrets(db, tenantId, names);
+    const missing = names.filter((n) => !rows.some((r) => r.name === n));
+    if (missing.length > 0) {
+      throw errors.of({
+        code: 'missing_secret',
+        message: `Not set: ${missing.join(', ')}`,
+        category: 'user',
+        retryable: false,
+        details: { missing },
+      });
+    }
+    return Object.fromEntries(rows.map((r) => [r.name, box.open(r, secretContext(tenantId, r.name))]));
+  };
 
 describe.each(testDatabaseKinds())('webhook dispatcher on %s', (kind) => {
   let database: TestDatabase;
@@ -111,7 +136,7 @@ describe.each(testDatabaseKinds())('webhook dispatcher on %s', (kind) => {
     ...extra,
   });
   const dispatcher = (extra: Partial<WebhookDispatcherOptions> = {}) =>
-    createWebhookDispatcher({ db, secretBox: box, egress, settings: fast, ...extra });
+    createWebhookDispatcher({ db, openSecrets: secretOpener(db), egress, settings: fast, ...extra });
 
   /** Runs dispatch rounds until the delivery is final (or `timeoutMs`). */
   async function settle(d: ReturnType<typeof dispatcher>, delivery: WebhookDelivery, timeoutMs = 5000) {

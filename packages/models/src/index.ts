@@ -1,0 +1,9 @@
+export {
+  type AgentModelChoice,
+  createModel,
+  type ModelProviderSettings,
+  type ProviderName,
+  type ResolvedModel,
+  resolveModel,
+} from './model-settings.ts';
+export { modelSettingsFromEnv } from './model-settings-env.ts';
