@@ -27,7 +27,8 @@ function appEnvVars(): Set<string> {
     ...readdirSync(join(repoRoot, 'apps'))
       .map((app) => `apps/${app}/src/config.ts`)
       .filter((f) => existsSync(join(repoRoot, f))),
-    'packages/runner/src/env.ts',
+    'packages/env/src/env.ts',
+    'packages/models/src/model-settings-env.ts',
   ];
   const names = new Set<string>();
   for (const file of sources) {

@@ -7,10 +7,10 @@
  * Every API and worker process also migrates at start-up under the same Postgres advisory lock,
  * so this step is an ordering convenience (compose `migrate` service, Kubernetes Job run before a
  * rollout), not a requirement. The relative imports are deliberate: infra/ is not a workspace
- * package, and these two files resolve their own dependencies from packages/db and packages/runner.
+ * package, and these two files resolve their own dependencies from packages/db and packages/env.
  */
 import { openDatabase } from '../packages/db/src/index.ts';
-import { EnvError, envUrl } from '../packages/runner/src/env.ts';
+import { EnvError, envUrl } from '../packages/env/src/env.ts';
 
 let url: string | undefined;
 try {

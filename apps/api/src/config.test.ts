@@ -1,4 +1,4 @@
-import { EnvError } from '@agentry/runner';
+import { EnvError } from '@agentry/env';
 import { describe, expect, it } from 'vitest';
 import { readApiConfig } from './config.ts';
 

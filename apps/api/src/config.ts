@@ -1,7 +1,5 @@
 import { resolve } from 'node:path';
-import type { ModelProviderSettings } from '@agentry/models';
 import {
-  DEFAULT_WAITING_TIMEOUT_SECONDS,
   type Env,
   EnvError,
   egressAllowlistFromEnv,
@@ -11,15 +9,13 @@ import {
   envString,
   envUrl,
   LOG_LEVELS,
-  MAX_WAITING_TIMEOUT_SECONDS,
   mcpStdioServersFromEnv,
-  modelSettingsFromEnv,
   type StdioServerDefinitions,
-  type SweeperSettings,
   secretKeysFromEnv,
-  type WebhookSettings,
-  webhookSettingsFromEnv,
-} from '@agentry/runner';
+} from '@agentry/env';
+import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
+import { DEFAULT_WAITING_TIMEOUT_SECONDS, MAX_WAITING_TIMEOUT_SECONDS, type SweeperSettings } from '@agentry/runner';
+import { type WebhookSettings, webhookSettingsFromEnv } from '@agentry/webhooks';
 import type { AdmissionOptions } from './http/admission.ts';
 import type { MailSettings } from './mail/mailer.ts';
 

@@ -1,9 +1,9 @@
 import type { Db } from '@agentry/db';
 import type { EgressPolicy } from '@agentry/http-tools';
+import type { StdioServerDefinitions } from '@agentry/mcp';
 import type { ModelProviderSettings } from '@agentry/models';
 import type { JobQueue, RunScheduler } from '@agentry/queue';
 import type { RunControl, RunEventBus } from '@agentry/run-events';
-import type { StdioServerDefinitions } from '@agentry/runner';
 import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { EnvError } from '@agentry/runner';
+import { EnvError } from '@agentry/env';
 import { type ApiConfig, readApiConfig } from './config.ts';
 import { banner, embeddedAdminToken, seedDemo } from './embedded/demo-seed.ts';
 import { startPlatform } from './platform.ts';

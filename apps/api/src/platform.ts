@@ -7,13 +7,9 @@ import {
   createInProcessQueue,
   createMemoryScheduler,
   createRedisScheduler,
-  type Job,
   type JobQueue,
-  type JobWorker,
-  jobRetryPolicy,
   type RunScheduler,
   startBullWorker,
-  startReconciler,
 } from '@agentry/queue';
 import {
   createMemoryBus,
@@ -23,15 +19,9 @@ import {
   type RunControl,
   type RunEventBus,
 } from '@agentry/run-events';
-import {
-  createRunProcessor,
-  createWebhookDispatcher,
-  type RunProcessor,
-  startSweeper,
-  type WebhookDispatcher,
-} from '@agentry/runner';
+import { type RunWorker, startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
-import { createLogger, createRunTelemetry, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
+import { createLogger, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { Redis } from 'ioredis';
@@ -140,53 +130,28 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     ? createRedisScheduler({ ...bullOptions, ...schedulerOptions, failFast: config.mode !== 'embedded' })
     : createMemoryScheduler(schedulerOptions);
 
-  let worker: JobWorker | undefined;
-  let processor: RunProcessor | undefined;
-  let stopSweeper: (() => void) | undefined;
-  let stopReconciler: (() => void) | undefined;
-  let webhooks: WebhookDispatcher | undefined;
+  // The embedded mode runs the worker app's run worker in this process (the same `startRunWorker`):
+  // on the in-process queue, or on BullMQ when REDIS_URL is set; the job lock is the queue's default.
+  let runWorker: RunWorker | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
-    processor = createRunProcessor({
+    runWorker = startRunWorker({
       db: database.db,
-      models: config.models,
-      maxAttempts: jobRetryPolicy.attempts,
+      scheduler,
       events,
       control,
-      scheduler,
+      startWorker: (handler, options) =>
+        inProcess ? inProcess.startWorker(handler, options) : startBullWorker(bullOptions!, handler, options),
+      concurrency: config.workerConcurrency,
+      models: config.models,
       ...(secretBox ? { secretBox } : {}),
       ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
       egress,
-      log: (level, message, fields) => runLogger[level](fields, message),
-      telemetry: createRunTelemetry(metrics),
-    });
-    const handler = (job: Job) => processor!.process(job);
-    stopSweeper = startSweeper({
-      db: database.db,
-      scheduler,
-      events,
-      intervalMs: config.sweeper.intervalMs,
-      staleAfterMs: 60_000,
-      giveUpAfterMs: 30 * 60_000,
-      waitingTimeoutSeconds: config.sweeper.waitingTimeoutSeconds,
-      log: (level, message, fields) => runLogger[level](fields, message),
-    });
-    stopReconciler = startReconciler(scheduler, {
-      intervalMs: 15_000,
-      onError: (error) => runLogger.warn({ err: error }, 'scheduler reconciliation failed'),
-    });
-    webhooks = createWebhookDispatcher({
-      db: database.db,
-      ...(secretBox ? { secretBox } : {}),
-      egress,
-      settings: config.webhooks,
+      sweeper: config.sweeper,
+      webhooks: config.webhooks,
       metrics,
       log: (level, message, fields) => runLogger[level](fields, message),
     });
-    webhooks.start();
-    worker = inProcess
-      ? inProcess.startWorker(handler, { concurrency: config.workerConcurrency })
-      : startBullWorker(bullOptions!, handler, { concurrency: config.workerConcurrency });
   }
 
   const smtp = config.mail.smtp;
@@ -243,10 +208,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     ...(keyCache ? { apiKeyCache: keyCache.cache } : {}),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      stopSweeper?.();
-      stopReconciler?.();
-      await Promise.all([processor?.shutdown(5000), worker?.close(), webhooks?.stop(5000)]);
-      processor?.close();
+      await runWorker?.stop(5000);
       await scheduler.close();
       await control.close();
       visitorStreams.close();

@@ -1,6 +1,4 @@
-import type { ModelProviderSettings } from '@agentry/models';
 import {
-  DEFAULT_WAITING_TIMEOUT_SECONDS,
   type Env,
   EnvError,
   egressAllowlistFromEnv,
@@ -10,15 +8,13 @@ import {
   envString,
   envUrl,
   LOG_LEVELS,
-  MAX_WAITING_TIMEOUT_SECONDS,
   mcpStdioServersFromEnv,
-  modelSettingsFromEnv,
   type StdioServerDefinitions,
-  type SweeperSettings,
   secretKeysFromEnv,
-  type WebhookSettings,
-  webhookSettingsFromEnv,
-} from '@agentry/runner';
+} from '@agentry/env';
+import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
+import { DEFAULT_WAITING_TIMEOUT_SECONDS, MAX_WAITING_TIMEOUT_SECONDS, type SweeperSettings } from '@agentry/runner';
+import { type WebhookSettings, webhookSettingsFromEnv } from '@agentry/webhooks';
 
 export interface WorkerConfig {
   databaseUrl: string;

@@ -1,22 +1,14 @@
 import { openDatabase } from '@agentry/db';
+import { EnvError } from '@agentry/env';
 import { createEgressPolicy } from '@agentry/http-tools';
-import {
-  createBullQueue,
-  createRedisScheduler,
-  jobRetryPolicy,
-  startBullWorker,
-  startReconciler,
-} from '@agentry/queue';
+import { createBullQueue, createRedisScheduler, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
-import { createRunProcessor, createWebhookDispatcher, EnvError, startSweeper } from '@agentry/runner';
+import { startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
-import { createLogger, createRunTelemetry, processMetrics, startTelemetry } from '@agentry/telemetry';
+import { createLogger, processMetrics, startTelemetry } from '@agentry/telemetry';
 import type { Logger } from 'pino';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
 import { type MetricsServer, startMetricsServer } from './metrics-server.ts';
-
-const STALE_AFTER_MS = 60_000;
-const GIVE_UP_AFTER_MS = 30 * 60_000;
 
 function loadConfig(): WorkerConfig {
   try {
@@ -77,49 +69,28 @@ async function main(): Promise<void> {
     dispatch: (jobId, data) => queue.enqueue(jobId, data),
     onError: (message, error) => logger.warn({ err: error }, `scheduler: ${message}`),
   });
-  const stopReconciler = startReconciler(scheduler, {
-    intervalMs: Math.max(1000, config.jobLockMs / 2),
-    onError: (error) => logger.warn({ err: error }, 'scheduler reconciliation failed'),
-  });
   metrics.trackQueue(queue);
   const secretBox = config.secretKeys ? createSecretBox(config.secretKeys) : undefined;
-  const processor = createRunProcessor({
+  // The processor, the sweeper, the scheduler's reconciliation and the webhook dispatcher (this
+  // worker also sends the outbox rows that run status changes wrote; any worker may), as in the
+  // API's embedded mode.
+  const runWorker = startRunWorker({
     db: database.db,
-    models: config.models,
-    maxAttempts: jobRetryPolicy.attempts,
+    scheduler,
     events,
     control,
-    scheduler,
+    startWorker: (handler, options) => startBullWorker(redis, handler, options),
+    concurrency: config.concurrency,
+    jobLockMs: config.jobLockMs,
+    models: config.models,
     ...(secretBox ? { secretBox } : {}),
     ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
     egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
-    log: (level, message, fields) => logger[level](fields, message),
-    telemetry: createRunTelemetry(metrics),
-  });
-  const worker = startBullWorker(redis, (job) => processor.process(job), {
-    concurrency: config.concurrency,
-    lockMs: config.jobLockMs,
-  });
-  const stopSweeper = startSweeper({
-    db: database.db,
-    scheduler,
-    events,
-    intervalMs: config.sweeper.intervalMs,
-    staleAfterMs: Math.max(STALE_AFTER_MS, config.jobLockMs * 2),
-    giveUpAfterMs: GIVE_UP_AFTER_MS,
-    waitingTimeoutSeconds: config.sweeper.waitingTimeoutSeconds,
-    log: (level, message, fields) => logger[level](fields, message),
-  });
-  // Webhooks: this worker also sends the outbox rows that run status changes wrote (any worker may).
-  const webhooks = createWebhookDispatcher({
-    db: database.db,
-    ...(secretBox ? { secretBox } : {}),
-    egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
-    settings: config.webhooks,
+    sweeper: config.sweeper,
+    webhooks: config.webhooks,
     metrics,
     log: (level, message, fields) => logger[level](fields, message),
   });
-  webhooks.start();
   logger.info({ concurrency: config.concurrency }, 'worker started');
   // After the start line and not awaited: the metrics server is auxiliary and never delays taking jobs.
   const metricsServer = serveMetrics(config, logger).then((server) => {
@@ -130,16 +101,9 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), config.shutdownDeadlineMs).unref();
-    stopSweeper();
-    stopReconciler();
     try {
       // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
-      await Promise.all([
-        processor.shutdown(config.shutdownDeadlineMs - 1000),
-        worker.close(),
-        webhooks.stop(config.shutdownDeadlineMs - 1000),
-      ]);
-      processor.close();
+      await runWorker.stop(config.shutdownDeadlineMs - 1000);
       await Promise.all([queue.close(), scheduler.close(), control.close(), events.close()]);
       await database.close();
       await Promise.all([metricsServer.then((server) => server?.close()), tracing.shutdown()]);

@@ -6,3 +6,4 @@ export {
   type ResolvedModel,
   resolveModel,
 } from './model-settings.ts';
+export { modelSettingsFromEnv } from './model-settings-env.ts';

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { redisOptionsFromUrl } from './redis-options.ts';
 import { isRequeue } from './requeue.ts';
 import {
+  DEFAULT_JOB_LOCK_MS,
   type JobHandler,
   type JobQueue,
   type JobWorker,
@@ -121,8 +122,8 @@ export function startBullWorker(
       connection: redisOptionsFromUrl(options.redisUrl, { maxRetriesPerRequest: null }),
       prefix: options.prefix ?? 'agentry',
       concurrency: workerOptions.concurrency ?? 8,
-      lockDuration: workerOptions.lockMs ?? 30_000,
-      stalledInterval: workerOptions.lockMs ?? 30_000,
+      lockDuration: workerOptions.lockMs ?? DEFAULT_JOB_LOCK_MS,
+      stalledInterval: workerOptions.lockMs ?? DEFAULT_JOB_LOCK_MS,
     },
   );
   worker.on('error', () => {});

@@ -22,4 +22,4 @@ export type {
   WaitOutcome,
   WorkerOptions,
 } from './types.ts';
-export { jobRetryPolicy, runJobData } from './types.ts';
+export { DEFAULT_JOB_LOCK_MS, jobRetryPolicy, runJobData } from './types.ts';

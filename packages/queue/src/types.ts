@@ -56,10 +56,14 @@ export interface WorkerOptions {
   concurrency?: number;
   /**
    * BullMQ: how long a job's lock lasts without renewal; a worker that dies (or blocks its event
-   * loop) this long loses the job to another worker (stalled-job recovery). Default 30 s.
+   * loop) this long loses the job to another worker (stalled-job recovery). Default
+   * {@link DEFAULT_JOB_LOCK_MS}.
    */
   lockMs?: number;
 }
+
+/** A job lock's default (`WorkerOptions.lockMs`), 30 s: also the default lease of a tenant slot. */
+export const DEFAULT_JOB_LOCK_MS = 30_000;
 
 export interface JobWorker {
   close(): Promise<void>;

@@ -17,7 +17,7 @@ import {
   withSystemScope,
 } from '@agentry/db';
 import { createEgressPolicy } from '@agentry/http-tools';
-import { secretContext } from '@agentry/run-service';
+import { openSecrets, secretContext } from '@agentry/run-service';
 import { createSecretBox } from '@agentry/secrets';
 import { createMetrics } from '@agentry/telemetry';
 import {
@@ -39,6 +39,12 @@ const RAW_SECRET = 'a plain shared secret ✓';
 const HOOK_TOKEN = 'tok-9f8e7d-never-in-payloads';
 const egress = createEgressPolicy({ allowlist: ['127.0.0.1'] });
 const fast = { backoffBaseMs: 40, backoffMaxMs: 1000, maxAttempts: 4, timeoutMs: 2000 };
+
+/** What the apps pass as `openSecrets`: the run service's, over the process's secret box. */
+const secretOpener =
+  (db: Db): WebhookDispatcherOptions['openSecrets'] =>
+  (tenantId, names) =>
+    openSecrets(db, box, tenantId, names);
 
 describe.each(testDatabaseKinds())('webhook dispatcher on %s', (kind) => {
   let database: TestDatabase;
@@ -110,7 +116,7 @@ describe.each(testDatabaseKinds())('webhook dispatcher on %s', (kind) => {
     ...extra,
   });
   const dispatcher = (extra: Partial<WebhookDispatcherOptions> = {}) =>
-    createWebhookDispatcher({ db, secretBox: box, egress, settings: fast, ...extra });
+    createWebhookDispatcher({ db, openSecrets: secretOpener(db), egress, settings: fast, ...extra });
 
   /** Runs dispatch rounds until the delivery is final (or `timeoutMs`). */
   async function settle(d: ReturnType<typeof dispatcher>, delivery: WebhookDelivery, timeoutMs = 5000) {

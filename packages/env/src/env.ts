@@ -1,5 +1,4 @@
 import { invalidAllowlistEntries } from '@agentry/http-tools';
-import type { ModelProviderSettings } from '@agentry/models';
 import { parseSecretKey } from '@agentry/secrets';
 
 /** A bad environment value: the message names the variable and what is expected. */
@@ -66,33 +65,6 @@ export function envList(env: Env, name: string): string[] {
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** The model credentials and default model names both apps read: OPENAI_* and ANTHROPIC_*. */
-export function modelSettingsFromEnv(env: Env): ModelProviderSettings {
-  const openaiKey = envString(env, 'OPENAI_API_KEY');
-  const openaiBase = envUrl(env, 'OPENAI_BASE_URL', ['http:', 'https:']);
-  const anthropicKey = envString(env, 'ANTHROPIC_API_KEY');
-  const anthropicBase = envUrl(env, 'ANTHROPIC_BASE_URL', ['http:', 'https:']);
-  const openaiModel = envString(env, 'OPENAI_MODEL');
-  const anthropicModel = envString(env, 'ANTHROPIC_MODEL');
-  return {
-    ...(openaiKey || openaiBase
-      ? { openai: { ...(openaiKey ? { apiKey: openaiKey } : {}), ...(openaiBase ? { baseURL: openaiBase } : {}) } }
-      : {}),
-    ...(anthropicKey || anthropicBase
-      ? {
-          anthropic: {
-            ...(anthropicKey ? { apiKey: anthropicKey } : {}),
-            ...(anthropicBase ? { baseURL: anthropicBase } : {}),
-          },
-        }
-      : {}),
-    defaultModels: {
-      ...(openaiModel ? { openai: openaiModel, openai_compatible: openaiModel } : {}),
-      ...(anthropicModel ? { anthropic: anthropicModel } : {}),
-    },
-  };
-}
 
 /**
  * The secret-encryption keys: `SECRETS_KEY` (32 bytes, base64 or hex) under id `SECRETS_KEY_ID`

@@ -15,8 +15,6 @@ import {
   readBoundedText,
   strictEgressPolicy,
 } from '@agentry/http-tools';
-import { openSecrets } from '@agentry/run-service';
-import type { SecretBox } from '@agentry/secrets';
 import { type AgentryMetrics, webhookMetrics } from '@agentry/telemetry';
 import { ERROR_BODY_BYTES, errorOutcome, responseOutcome } from './attempt-outcome.ts';
 import { defaultWebhookSettings, type WebhookSettings } from './settings.ts';
@@ -24,8 +22,13 @@ import { signatureHeaders } from './signature.ts';
 
 export interface WebhookDispatcherOptions {
   db: Db;
-  /** Opens the signing secrets; without it every delivery fails with `secrets_not_configured`. */
-  secretBox?: SecretBox;
+  /**
+   * Opens a tenant's named secrets (the signing secret and those its headers name): the runner's
+   * `openSecrets` over the process's secret box. It throws `missing_secret` or
+   * `secrets_not_configured` (no box), and the delivery records that error. Passed in, so that this
+   * package knows nothing of where tenant secrets are kept.
+   */
+  openSecrets: (tenantId: string, names: string[]) => Promise<Record<string, string>>;
   /** The platform's egress rules (its allowlist is merged with each tenant's). Default: public only. */
   egress?: EgressPolicy;
   settings?: Partial<WebhookSettings>;
@@ -58,7 +61,12 @@ const USER_AGENT = 'Agentry-Webhooks/1.0';
  * leaves its delivery to another once the lease ends.
  *
  * @example
- * const dispatcher = createWebhookDispatcher({ db, secretBox, egress, settings: webhookSettingsFromEnv(env) });
+ * const dispatcher = createWebhookDispatcher({
+ *   db,
+ *   openSecrets: (tenantId, names) => openSecrets(db, secretBox, tenantId, names),
+ *   egress,
+ *   settings: webhookSettingsFromEnv(env),
+ * });
  * dispatcher.start();
  * await dispatcher.stop(5000);
  */
@@ -143,7 +151,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function attempt(delivery: WebhookDelivery): Promise<DeliveryAttemptResult> {
     const tenant = await getTenant(options.db, delivery.tenantId);
     const names = [...new Set([delivery.signingSecret, ...webhookHeaderSecrets(delivery.headers)])];
-    const secrets = await openSecrets(options.db, options.secretBox, delivery.tenantId, names);
+    const secrets = await options.openSecrets(delivery.tenantId, names);
     const body = JSON.stringify(delivery.payload);
     const headers = {
       ...fillWebhookHeaders(delivery.headers, secrets),

@@ -1,4 +1,4 @@
-import { type Env, envInt } from '../env.ts';
+import { type Env, envInt } from '@agentry/env';
 
 /** How the webhook dispatcher sends and retries (one set per process). */
 export interface WebhookSettings {

@@ -1,0 +1,14 @@
+export {
+  type Env,
+  EnvError,
+  egressAllowlistFromEnv,
+  envBoolean,
+  envEnum,
+  envInt,
+  envList,
+  envString,
+  envUrl,
+  LOG_LEVELS,
+  secretKeysFromEnv,
+} from './env.ts';
+export { mcpStdioServersFromEnv, type StdioServerDefinitions } from './mcp-stdio-env.ts';

@@ -1,0 +1,83 @@
+import type { Db, Run } from '@agentry/db';
+import type { EgressPolicy } from '@agentry/http-tools';
+import type { StdioServerDefinitions } from '@agentry/mcp';
+import type { ModelProviderSettings } from '@agentry/models';
+import type { RunScheduler } from '@agentry/queue';
+import type { RunControl, RunEventBus } from '@agentry/run-events';
+import type { SecretBox } from '@agentry/secrets';
+import type { RunTelemetry } from '@agentry/telemetry';
+import { createInfrastructureBackoff, type InfrastructureBackoff } from './infrastructure-faults.ts';
+import { type ActiveAttempts, createActiveAttempts } from './stop-reasons.ts';
+import type { WriteBehind } from './write-behind.ts';
+
+export interface RunExecutorDeps {
+  db: Db;
+  models: ModelProviderSettings;
+  /** Attempts the queue makes per job; the last one records a failure instead of rethrowing. */
+  maxAttempts: number;
+  fetch?: typeof fetch;
+  /** Where run events go (SSE relays read them); omitted = events are dropped. */
+  events?: RunEventBus;
+  /** Cancellation requests from the API. */
+  control?: RunControl;
+  /** Where tools may send requests (SSRF guard); default: public addresses only. */
+  egress?: EgressPolicy;
+  /** Opens tenant secrets for tool templates and agents' own model keys. */
+  secretBox?: SecretBox;
+  /** The platform operator's stdio MCP servers (`MCP_STDIO_SERVERS`); none when unset. */
+  mcpStdioServers?: StdioServerDefinitions;
+  /**
+   * Tenant slots and wake-ups (`@agentry/queue`'s RunScheduler): a job holds its tenant's slot
+   * while it works, and the conversation's next queued run is submitted when a run ends. Omitted =
+   * no cap and no wake-ups (tests that drive single runs).
+   */
+  scheduler?: RunScheduler;
+  heartbeatMs?: number;
+  log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  /** Metrics and spans (`@agentry/telemetry`); omitted = none. */
+  telemetry?: RunTelemetry;
+}
+
+export type RunLog = NonNullable<RunExecutorDeps['log']>;
+
+/** A run event as the processor publishes it (the loop's own events go out through `onEvent`). */
+export type ProcessorEvent = { type: string; final?: boolean; [k: string]: unknown };
+
+/**
+ * What the parts of a run processor share: its deps, the attempts it runs, the infrastructure
+ * faults it backs off from, and two helpers every part writes or publishes through.
+ */
+export interface ProcessorContext {
+  deps: RunExecutorDeps;
+  log: RunLog;
+  telemetry: RunTelemetry | undefined;
+  attempts: ActiveAttempts;
+  faults: InfrastructureBackoff;
+  /** A checkpoint: what the attempt put off, in one transaction (a `db.checkpoint` span when telemetry is on). */
+  checkpoint(run: Run, writes: WriteBehind): Promise<unknown>;
+  /** Publishes a run event; a failure is logged, never thrown (the run goes on). */
+  publish(runId: string, event: ProcessorEvent): Promise<void>;
+}
+
+/**
+ * @example
+ * const ctx = createProcessorContext(deps);
+ * await ctx.publish(run.id, { type: 'run-status', status: 'running' });
+ */
+export function createProcessorContext(deps: RunExecutorDeps): ProcessorContext {
+  const log: RunLog = deps.log ?? (() => {});
+  const telemetry = deps.telemetry;
+  return {
+    deps,
+    log,
+    telemetry,
+    attempts: createActiveAttempts(),
+    faults: createInfrastructureBackoff(),
+    checkpoint: (run, writes) => (telemetry ? telemetry.traceCheckpoint(run, () => writes.commit()) : writes.commit()),
+    async publish(runId, event) {
+      await deps.events?.publish(runId, event).catch((error: unknown) => {
+        log('warn', 'event publish failed', { runId, error: String(error) });
+      });
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { type AgentRunResult, runAgent } from '@agentry/agent';
+import type { Run } from '@agentry/db';
+import { withAllowlist } from '@agentry/http-tools';
+import type { Message } from '@agentry/llm';
+import { agentOptions } from './agent-options.ts';
+import type { ProcessorContext } from './processor-context.ts';
+import { createRecordingExecutor } from './recording-executor.ts';
+import { doneResult, resumeHistory, waitingResult } from './resume-history.ts';
+import { type RunStart, setUpRun } from './run-setup.ts';
+import { createRunTools, type RunTools } from './run-tools.ts';
+import type { WriteBehind } from './write-behind.ts';
+
+/**
+ * Runs the claimed run's loop: builds what it needs from its start (model, HTTP, MCP and skill
+ * tools; MCP sessions end with the run), settles what an earlier attempt left open, then runs the
+ * agent from the stored transcript.
+ */
+export async function runLoop(
+  ctx: ProcessorContext,
+  run: Run,
+  fence: number,
+  controller: AbortController,
+  start: RunStart,
+  writes: WriteBehind,
+): Promise<AgentRunResult> {
+  const { deps } = ctx;
+  const { tenant, messages: stored } = start.rows;
+  // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
+  const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
+  const setup = setUpRun(start, run, deps.models, deps.fetch, deps.secretBox, egress);
+  const history: Message[] = stored.map((m) => ({ role: m.role, content: m.content }));
+  const { agent } = setup;
+  // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.
+  const runTools = createRunTools({
+    agent,
+    model: setup.model,
+    http: setup.http,
+    toolContext: setup.toolContext,
+    discoveredTools: setup.discoveredTools,
+    run,
+    lifetimeMs: agent.limits.runTimeoutMs,
+    ...(egress ? { egress } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.mcpStdioServers ? { stdioServers: deps.mcpStdioServers } : {}),
+    publish: (event) => ctx.publish(run.id, event),
+  });
+  try {
+    return runTools.withSkills(await runWithTools(ctx, run, fence, controller, setup, runTools, history, writes));
+  } finally {
+    await runTools.close();
+  }
+}
+
+async function runWithTools(
+  ctx: ProcessorContext,
+  run: Run,
+  fence: number,
+  controller: AbortController,
+  setup: ReturnType<typeof setUpRun>,
+  runTools: RunTools,
+  transcript: Message[],
+  writes: WriteBehind,
+): Promise<AgentRunResult> {
+  const { deps, telemetry } = ctx;
+  const { agent } = setup;
+  const recording = createRecordingExecutor({
+    inner: runTools.executor,
+    db: deps.db,
+    run,
+    fence,
+    writes,
+    isIdempotent: (name) => agent.tools.find((t) => t.name === name)?.idempotent ?? false,
+  });
+  const tools = telemetry ? telemetry.traceTools(run, recording) : recording;
+  const history = await resumeHistory(ctx, run, writes, tools, controller.signal, agent, transcript);
+  if (history === 'done') return doneResult();
+  if (typeof history !== 'object' || !Array.isArray(history)) return waitingResult(history.pending);
+  return runAgent(agentOptions(ctx, { run, controller, setup, runTools, tools, history, writes }));
+}
