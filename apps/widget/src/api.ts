@@ -17,34 +17,6 @@ export class ApiError extends Error {
   }
 }
 
-export interface Bootstrap {
-  agent_id: string;
-  widget: {
-    title?: string;
-    greeting?: string;
-    colors?: { primary?: string; background?: string; text?: string };
-    position?: 'bottom-right' | 'bottom-left';
-    suggested_questions?: string[];
-    browser_js_eval?: boolean;
-  };
-  language: 'en' | 'zh' | null;
-  context_variables: string[];
-  client_tools: string[];
-}
-
-export interface TranscriptPart {
-  type: string;
-  text?: string;
-  id?: string;
-  name?: string;
-  tool_call_id?: string;
-}
-
-export interface Transcript {
-  id: string;
-  messages: Array<{ role: string; run_id: string | null; content: TranscriptPart[] }>;
-}
-
 export interface Api {
   request(
     method: string,

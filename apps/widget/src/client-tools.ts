@@ -1,23 +1,8 @@
+import type { PendingInput } from '@agentry/contract/schemas';
 import { evalInSandbox } from './sandbox.ts';
 
 /** A page's handler for a `type: client` tool; its (awaited) value is the tool's result. */
 export type ToolHandler = (args: unknown, info: { toolCallId: string; name: string }) => unknown;
-
-/** One call a waiting run needs answered: a client tool to run or a server tool to approve. */
-export interface PendingCall {
-  tool_call_id: string;
-  name: string;
-  arguments: unknown;
-  kind: 'client' | 'approval';
-}
-
-/** One entry of `POST /v1/runs/{id}/tool-results`. */
-export interface ToolAnswer {
-  tool_call_id: string;
-  output?: unknown;
-  is_error?: boolean;
-  decision?: 'approve' | 'decline';
-}
 
 /** The built-in tool; it always runs in the sandbox, never in a page handler. */
 export const BUILTIN_EVAL = 'browser_js_eval';
@@ -58,7 +43,7 @@ export class ClientTools {
    * `sandboxHost` is where the eval's iframe goes; `evalEnabled` is the agent's opt-in.
    */
   async run(
-    call: PendingCall,
+    call: PendingInput,
     args: unknown,
     sandboxHost: ShadowRoot,
     evalEnabled: boolean,

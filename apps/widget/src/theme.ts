@@ -1,4 +1,4 @@
-import type { Bootstrap } from './api.ts';
+import type { WidgetSettings } from '@agentry/contract/schemas';
 
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
 
@@ -16,7 +16,7 @@ function onPrimary(hex: string): string {
  * Applies the agent's colours and position to the widget's root as CSS custom properties.
  * Only `#rgb`/`#rrggbb` colours are taken: the values come from tenant settings and end up in CSS.
  */
-export function applyTheme(root: HTMLElement, widget: Bootstrap['widget']): void {
+export function applyTheme(root: HTMLElement, widget: Pick<WidgetSettings, 'colors' | 'position'>): void {
   const color = (value: string | undefined, fallback: string) => (value && HEX.test(value) ? value : fallback);
   const primary = color(widget.colors?.primary, '#2563eb');
   const style = root.style;

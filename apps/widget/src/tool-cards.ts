@@ -1,4 +1,5 @@
-import { type PendingCall, parseArgs, short, type ToolAnswer } from './client-tools.ts';
+import type { PendingInput, ToolAnswer } from '@agentry/contract/schemas';
+import { parseArgs, short } from './client-tools.ts';
 import { el } from './dom.ts';
 import { highlight } from './highlight.ts';
 import type { Translate } from './i18n.ts';
@@ -14,7 +15,7 @@ export interface PendingStep {
   /** Open cards by tool call id: calls already shown get no second card. */
   cards: Map<string, Card>;
   /** Runs a client tool the visitor accepted. */
-  run(call: PendingCall, args: unknown): Promise<{ output: unknown; is_error?: boolean }>;
+  run(call: PendingInput, args: unknown): Promise<{ output: unknown; is_error?: boolean }>;
   /** Posts the step's answers; throws when that failed. */
   submit(answers: ToolAnswer[]): Promise<void>;
   /** Reports a failed submit (the cards are enabled again so the visitor can retry). */
@@ -25,7 +26,7 @@ export interface PendingStep {
  * Builds a card for each new pending call and registers it in `step.cards`. The answers of a step
  * are posted together, once every call has one, because the API resumes the run on that post.
  */
-export function buildPendingCards(pending: PendingCall[], step: PendingStep): HTMLElement[] {
+export function buildPendingCards(pending: PendingInput[], step: PendingStep): HTMLElement[] {
   const answers = new Map<string, ToolAnswer>();
   const group: Array<{ enable(): void }> = [];
   const submit = async () => {
@@ -58,7 +59,7 @@ function sourceOf(args: unknown): string {
 }
 
 function buildCard(
-  call: PendingCall,
+  call: PendingInput,
   step: PendingStep,
   group: Array<{ enable(): void }>,
   record: (result: ToolAnswer) => Promise<void>,

@@ -1,4 +1,4 @@
-import type { Bootstrap, Transcript } from './api.ts';
+import type { Message, WidgetSettings } from '@agentry/contract/schemas';
 import { el, ICON_CHAT, ICON_CLOSE, ICON_NEW, ICON_SEND, ICON_STOP } from './dom.ts';
 import type { Translate } from './i18n.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -161,7 +161,7 @@ export class WidgetView {
   }
 
   /** Applies the agent's widget settings: colours, position and title. */
-  theme(widget: Bootstrap['widget']): void {
+  theme(widget: Partial<WidgetSettings>): void {
     applyTheme(this.root, widget);
     this.titleEl.textContent = widget.title || this.t('title');
   }
@@ -227,7 +227,7 @@ export class WidgetView {
   }
 
   /** Renders a message of a fetched transcript (its tool calls as chips). */
-  addStored(message: Transcript['messages'][number]): void {
+  addStored(message: Message): void {
     const text = message.content
       .filter((p) => p.type === 'text')
       .map((p) => p.text ?? '')

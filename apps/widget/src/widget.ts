@@ -1,6 +1,17 @@
+import type {
+  Conversation,
+  ConversationDetail,
+  NewConversationBody,
+  NewMessageBody,
+  PendingInput,
+  Run,
+  ToolResultsBody,
+  WidgetBootstrap,
+  WidgetSettings,
+} from '@agentry/contract/schemas';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { type Api, ApiError, type Bootstrap, createApi, type Transcript } from './api.ts';
-import { ClientTools, type PendingCall, type ToolHandler } from './client-tools.ts';
+import { type Api, ApiError, createApi } from './api.ts';
+import { ClientTools, type ToolHandler } from './client-tools.ts';
 import { Emitter, type Listener, type WidgetEvent } from './events.ts';
 import { describeFailure } from './failure.ts';
 import { pickLang, type Translate, translator } from './i18n.ts';
@@ -48,7 +59,7 @@ export class Widget {
   private readonly tools = new ClientTools();
   /** Open tool cards of the current run, by tool call id. */
   private readonly cards = new Map<string, Card>();
-  private boot: Bootstrap | undefined;
+  private boot: WidgetBootstrap | undefined;
   private booting: Promise<void> | undefined;
   private bootError: unknown;
   private restoring: Promise<void> | undefined;
@@ -175,7 +186,7 @@ export class Widget {
   private async ensureBoot(): Promise<boolean> {
     if (this.boot) return true;
     this.booting ??= this.api
-      .json<Bootstrap>('GET', `/v1/widget/bootstrap?agent_id=${encodeURIComponent(this.options.agentId)}`)
+      .json<WidgetBootstrap>('GET', `/v1/widget/bootstrap?agent_id=${encodeURIComponent(this.options.agentId)}`)
       .then((boot) => {
         this.boot = boot;
         this.bootError = undefined;
@@ -212,9 +223,9 @@ export class Widget {
       this.intro(false);
       return;
     }
-    let transcript: Transcript;
+    let transcript: ConversationDetail;
     try {
-      transcript = await this.api.json<Transcript>('GET', `/v1/conversations/${conversationId}`);
+      transcript = await this.api.json<ConversationDetail>('GET', `/v1/conversations/${conversationId}`);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         this.session.reset({});
@@ -226,7 +237,7 @@ export class Widget {
     }
     let active: string | undefined;
     if (runId) {
-      const run = await this.api.json<{ status: string }>('GET', `/v1/runs/${runId}`).catch(() => undefined);
+      const run = await this.api.json<Run>('GET', `/v1/runs/${runId}`).catch(() => undefined);
       if (run && !FINAL_STATUSES.has(run.status)) active = runId;
     }
     this.view.clearLog();
@@ -246,7 +257,7 @@ export class Widget {
 
   /** The greeting, and the suggested questions while the conversation has no message yet. */
   private intro(hasMessages: boolean): void {
-    const widget = this.boot?.widget ?? {};
+    const widget: Partial<WidgetSettings> = this.boot?.widget ?? {};
     this.view.greet(widget.greeting || this.t('greeting'));
     this.view.suggest(hasMessages ? [] : (widget.suggested_questions ?? []), (question) => void this.send(question));
   }
@@ -270,10 +281,10 @@ export class Widget {
     // Only declared names are sent: the API rejects the others with invalid_context.
     const declared = this.boot?.context_variables ?? [];
     const context = Object.fromEntries(Object.entries(this.context).filter(([name]) => declared.includes(name)));
-    const conversation = await this.api.json<{ id: string }>('POST', '/v1/conversations', {
+    const conversation = await this.api.json<Conversation>('POST', '/v1/conversations', {
       agent_id: this.options.agentId,
       ...(Object.keys(context).length ? { context } : {}),
-    });
+    } satisfies NewConversationBody);
     this.session.reset({ conversationId: conversation.id });
   }
 
@@ -281,7 +292,7 @@ export class Widget {
     return this.api.request(
       'POST',
       `/v1/conversations/${this.session.state.conversationId}/messages`,
-      { content: text },
+      { content: text } satisfies NewMessageBody,
       { accept: 'text/event-stream', signal },
     );
   }
@@ -290,7 +301,7 @@ export class Widget {
   private async resolveRunId(): Promise<string> {
     const state = this.session.state;
     if (state.runId) return state.runId;
-    const transcript = await this.api.json<Transcript>('GET', `/v1/conversations/${state.conversationId}`);
+    const transcript = await this.api.json<ConversationDetail>('GET', `/v1/conversations/${state.conversationId}`);
     const runId = transcript.messages.findLast((m) => m.role === 'user')?.run_id ?? undefined;
     if (!runId) throw new ApiError('http', 404, 'run_not_found', 'No run for this conversation');
     this.session.state.runId = runId;
@@ -363,7 +374,7 @@ export class Widget {
       }
       case 'waiting':
         view.finishBubble();
-        this.showPending(Array.isArray(data.pending) ? (data.pending as PendingCall[]) : []);
+        this.showPending(Array.isArray(data.pending) ? (data.pending as PendingInput[]) : []);
         break;
       case 'run-status':
         // The run moved on (queued/running after the answers): its open cards were answered.
@@ -382,14 +393,14 @@ export class Widget {
     if (runId) await this.api.request('POST', `/v1/runs/${runId}/cancel`).catch((error: unknown) => this.fail(error));
   }
 
-  private showPending(pending: PendingCall[]): void {
+  private showPending(pending: PendingInput[]): void {
     const cards = buildPendingCards(pending, {
       t: (key, vars) => this.t(key, vars),
       cards: this.cards,
       run: (call, args) => this.tools.run(call, args, this.view.shadow, this.boot?.widget.browser_js_eval === true),
       submit: async (results) => {
         const runId = await this.resolveRunId();
-        await this.api.request('POST', `/v1/runs/${runId}/tool-results`, { results });
+        await this.api.request('POST', `/v1/runs/${runId}/tool-results`, { results } satisfies ToolResultsBody);
       },
       fail: (error) => this.fail(error),
     });

@@ -1,6 +1,7 @@
 /**
  * The API's contract with its clients: the plain values and types the server, the dashboard and
- * the widget share. Browser code imports it, so it holds no server code and has no dependencies.
+ * the widget share. Browser code imports it, so it holds no server code and imports nothing.
+ * The request and response shapes (zod schemas and their types) are `@agentry/contract/schemas`.
  */
 export {
   ERROR_STATUS,
@@ -14,6 +15,8 @@ export {
   ROUTE_ERROR_STATUS,
   type RouteErrorCode,
 } from './error-codes.ts';
+export { MAX_MESSAGE_CHARS, MAX_SECRET_BYTES, PASSWORD_MAX_LENGTH, PG_INTEGER_MAX } from './limits.ts';
 export type { FieldIssue, Problem } from './problem.ts';
+export { ROLES, type Role } from './roles.ts';
 export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES, type RunStatus } from './run-status.ts';
 export { ALL_SCOPES, isScope, SCOPE_RESOURCES, type Scope, type ScopeResource } from './scopes.ts';

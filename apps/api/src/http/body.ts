@@ -13,12 +13,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
-/**
- * The largest value of a Postgres `integer` column: body schemas bound such fields by it, so a
- * larger number is a 422 naming the field instead of a statement Postgres refuses (500).
- */
-export const PG_INTEGER_MAX = 2_147_483_647;
-
 /** At most this many string or number problems are listed in one answer. */
 const MAX_ISSUES = 20;
 

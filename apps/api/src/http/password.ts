@@ -9,12 +9,11 @@ const ARGON2_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, p
 
 /** Shortest password a new account may have (NIST SP 800-63B asks for at least 8; we ask 10). */
 export const PASSWORD_MIN_LENGTH = 10;
-/** Longest accepted: hashing cost grows with length, so a megabyte "password" must not reach argon2. */
-export const PASSWORD_MAX_LENGTH = 1024;
 
 /**
  * The rules a new password follows (at sign-up through an invitation and at a reset): 422
- * `validation_failed` at `/password` when it is too short. The longest is the body schema's.
+ * `validation_failed` at `/password` when it is too short. The longest is the body schema's
+ * (`PASSWORD_MAX_LENGTH` in @agentry/contract).
  */
 export function assertNewPassword(password: string): void {
   if (password.length >= PASSWORD_MIN_LENGTH) return;

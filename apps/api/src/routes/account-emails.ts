@@ -1,3 +1,4 @@
+import { ConfirmEmailBody, ConfirmPasswordResetBody, RequestPasswordResetBody } from '@agentry/contract/schemas';
 import {
   type AccountToken,
   type AccountTokenPurpose,
@@ -12,7 +13,6 @@ import {
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import {
   EMAIL_CONFIRMATION_TTL_MS,
@@ -25,20 +25,12 @@ import { clientIp } from '../http/client-ip.ts';
 import { assertCsrf, assertNotCrossSite } from '../http/csrf.ts';
 import { mailFailed, mailNotConfigured } from '../http/invitation-delivery.ts';
 import { doc, ref } from '../http/openapi.ts';
-import '../http/openapi-accounts.ts';
-import { assertNewPassword, hashPassword, PASSWORD_MAX_LENGTH } from '../http/password.ts';
+import { assertNewPassword, hashPassword } from '../http/password.ts';
 import { createPasswordResetThrottle, type PasswordResetThrottleOptions } from '../http/password-reset-throttle.ts';
 import { loadSession } from '../http/session-auth.ts';
 import { dashboardLink, emailConfirmationMail, passwordResetMail } from '../mail/account-mails.ts';
 import type { AccountMail } from '../mail/mailer.ts';
 import { openSession, sessionView } from './auth.ts';
-
-const RequestReset = z.strictObject({ email: z.email().max(320) });
-const ConfirmReset = z.strictObject({
-  token: z.string().min(1).max(200),
-  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
-});
-const ConfirmEmail = z.strictObject({ token: z.string().min(1).max(200) });
 
 export interface AccountEmailRouteOptions {
   /** Overrides of the reset request limits (tests). */
@@ -121,13 +113,13 @@ export function accountEmailRoutes(deps: ApiDeps, options: AccountEmailRouteOpti
       description:
         'When the email has an account, a link valid for 30 minutes, once, is mailed to it. The answer does not wait for that, so known and unknown emails answer alike and as fast. Requests are limited per email and per client address, known or not (429 `password_reset_throttled`).',
       auth: 'public',
-      body: { schema: RequestReset, example: { email: 'ada@example.com' } },
+      body: { schema: RequestPasswordResetBody, example: { email: 'ada@example.com' } },
       responses: { 202: { description: 'Accepted', schema: ref('PasswordResetRequested') } },
       errors: ['password_reset_throttled', 'mail_not_configured', 'csrf_failed', 'internal_error'],
     }),
     async (c) => {
       assertNotCrossSite(c);
-      const body = await readJson(c, RequestReset);
+      const body = await readJson(c, RequestPasswordResetBody);
       const mail = requireMail(deps);
       await throttle.attempt(body.email, clientIp(c, deps.rateLimit.trustedProxies ?? 0));
       mailPasswordReset(deps.db, mail, body.email).catch((error: unknown) =>
@@ -152,7 +144,7 @@ export function accountEmailRoutes(deps: ApiDeps, options: AccountEmailRouteOpti
       description:
         'The password follows the sign-up rules (at least 10 characters). The token works once; it also confirms the email.',
       auth: 'public',
-      body: { schema: ConfirmReset, example: { token: 'pwr_…', password: 'correct horse battery staple' } },
+      body: { schema: ConfirmPasswordResetBody, example: { token: 'pwr_…', password: 'correct horse battery staple' } },
       responses: {
         200: {
           description: 'Password set and signed in',
@@ -166,7 +158,7 @@ export function accountEmailRoutes(deps: ApiDeps, options: AccountEmailRouteOpti
     }),
     async (c) => {
       assertNotCrossSite(c);
-      const body = await readJson(c, ConfirmReset);
+      const body = await readJson(c, ConfirmPasswordResetBody);
       assertNewPassword(body.password);
       const token = await usableToken(deps.db, 'password_reset', body.token);
       const result = await redeemAccountToken(deps.db, token, { passwordHash: await hashPassword(body.password) });
@@ -226,13 +218,13 @@ export function accountEmailRoutes(deps: ApiDeps, options: AccountEmailRouteOpti
       tag: 'Dashboard accounts',
       summary: 'Confirm an address with the mailed token',
       auth: 'public',
-      body: { schema: ConfirmEmail, example: { token: 'vfy_…' } },
+      body: { schema: ConfirmEmailBody, example: { token: 'vfy_…' } },
       responses: { 204: { description: 'Confirmed' } },
       errors: ['email_confirmation_not_found', 'email_confirmation_expired', 'csrf_failed', 'internal_error'],
     }),
     async (c) => {
       assertNotCrossSite(c);
-      const body = await readJson(c, ConfirmEmail);
+      const body = await readJson(c, ConfirmEmailBody);
       const token = await usableToken(deps.db, 'email_confirmation', body.token);
       const result = await redeemAccountToken(deps.db, token);
       if (result.status === 'gone') throw errors.notFound('email_confirmation');

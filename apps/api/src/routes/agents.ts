@@ -1,4 +1,6 @@
 import { type AgentConfig, compileAgent, loadAgentConfig } from '@agentry/config';
+import { PG_INTEGER_MAX } from '@agentry/contract';
+import { NewAgentVersionBody, ValidateConfigBody } from '@agentry/contract/schemas';
 import {
   addAgentVersion,
   countRecentRuns,
@@ -15,19 +17,15 @@ import { errors } from '@agentry/errors';
 import { compileVersion } from '@agentry/run-service';
 import { Hono } from 'hono';
 import diff from 'microdiff';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
-import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
+import { readJson } from '../http/body.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
 import { assertStdioServersAllowed, discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
 import { toolTestRoute } from './tool-test.ts';
-
-const NewVersion = z.strictObject({ config: z.unknown(), publish: z.boolean().optional() });
-const Validate = z.strictObject({ config: z.unknown() });
 
 const EXAMPLE_CONFIG = {
   basic_settings: { name: 'Support', personality: 'Friendly and brief', language: 'English' },
@@ -78,12 +76,12 @@ export function agentRoutes(deps: ApiDeps) {
       summary: 'Validate an agent config without storing it',
       description: 'A 422 lists every problem at once (JSON pointers into the config).',
       auth: 'tenant',
-      body: { schema: Validate, replace: configBody, example: { config: EXAMPLE_CONFIG } },
+      body: { schema: ValidateConfigBody, replace: configBody, example: { config: EXAMPLE_CONFIG } },
       responses: { 200: { description: 'The config is valid: a summary of it', schema: ref('AgentSummary') } },
     }),
   );
   app.post('/validate', async (c) => {
-    const body = await readJson(c, Validate);
+    const body = await readJson(c, ValidateConfigBody);
     const { config, hash } = loadAgentConfig(body.config); // a 422 lists every issue
     assertStdioServersAllowed(deps, config); // the same answer the upload would give
     return c.json({ valid: true, summary: summary(config, hash) });
@@ -124,13 +122,13 @@ export function agentRoutes(deps: ApiDeps) {
       summary: 'Create an agent from a config (version 1, published unless `publish: false`)',
       description: 'MCP servers in the config are discovered now; one that cannot be reached fails the upload (422).',
       auth: 'tenant',
-      body: { schema: NewVersion, replace: configBody, example: { config: EXAMPLE_CONFIG, publish: true } },
+      body: { schema: NewAgentVersionBody, replace: configBody, example: { config: EXAMPLE_CONFIG, publish: true } },
       responses: { 201: { description: 'The agent and its first version', schema: ref('AgentCreated') } },
       errors: ['secrets_not_configured', 'missing_secret'],
     }),
   );
   app.post('/', async (c) => {
-    const body = await readJson(c, NewVersion);
+    const body = await readJson(c, NewAgentVersionBody);
     const { config, hash } = loadAgentConfig(body.config);
     // MCP (issue 9): discover the servers' tools now; a server that is down fails the upload (422).
     const discoveredTools = await discoverForUpload(deps, c.var.tenant, compileAgent(config, hash));
@@ -220,14 +218,14 @@ export function agentRoutes(deps: ApiDeps) {
       summary: 'Add a version (immutable; published unless `publish: false`)',
       auth: 'tenant',
       path: agentId,
-      body: { schema: NewVersion, replace: configBody, example: { config: EXAMPLE_CONFIG, publish: false } },
+      body: { schema: NewAgentVersionBody, replace: configBody, example: { config: EXAMPLE_CONFIG, publish: false } },
       responses: { 201: { description: 'The new version', schema: ref('AgentVersion') } },
       errors: ['agent_not_found', 'secrets_not_configured', 'missing_secret'],
     }),
   );
   app.post('/:id/versions', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
-    const body = await readJson(c, NewVersion);
+    const body = await readJson(c, NewAgentVersionBody);
     const { config, hash } = loadAgentConfig(body.config);
     // MCP (issue 9): discover the servers' tools now; a server that is down fails the upload (422).
     const discoveredTools = await discoverForUpload(deps, c.var.tenant, compileAgent(config, hash));

@@ -1,21 +1,13 @@
+import { NewApiKeyBody } from '@agentry/contract/schemas';
 import { type ApiKeyRecord, createApiKey, getAgent, getApiKey, isId, listApiKeys, revokeApiKey } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, generateKey } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
 import { isScope, uncoveredScopes, validOriginPattern } from '../http/scopes.ts';
-
-const NewKey = z.strictObject({
-  kind: z.enum(['secret', 'publishable']),
-  name: z.string().trim().min(1).max(200).optional(),
-  scopes: z.array(z.string()).min(1).max(40).optional(),
-  agents: z.array(z.string()).min(1).max(100).optional(),
-  allowed_origins: z.array(z.string()).min(1).max(50).optional(),
-});
 
 function keyView(key: ApiKeyRecord) {
   return {
@@ -88,7 +80,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
       description: 'A key can grant only scopes it has itself. The key is in the answer once.',
       auth: 'tenant',
       body: {
-        schema: NewKey,
+        schema: NewApiKeyBody,
         example: {
           kind: 'publishable',
           name: 'Shop widget',
@@ -100,7 +92,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
     }),
   );
   app.post('/', async (c) => {
-    const body = await readJson(c, NewKey);
+    const body = await readJson(c, NewApiKeyBody);
     const tenantId = c.var.tenant.id;
     if (body.kind === 'secret') {
       if (body.agents || body.allowed_origins) {

@@ -1,3 +1,4 @@
+import { AcceptInvitationBody, LoginBody } from '@agentry/contract/schemas';
 import {
   acceptInvitation,
   createUserSession,
@@ -11,35 +12,16 @@ import {
 } from '@agentry/db';
 import { type AppError, errors } from '@agentry/errors';
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { readJson } from '../http/body.ts';
 import { clientIp } from '../http/client-ip.ts';
-import '../http/openapi-accounts.ts';
 import { assertCsrf, assertNotCrossSite, newCsrfToken } from '../http/csrf.ts';
 import { hashInvitationToken } from '../http/invitation-token.ts';
 import { createLoginThrottle, type LoginThrottleOptions } from '../http/login-throttle.ts';
 import { doc, ref } from '../http/openapi.ts';
-import {
-  assertNewPassword,
-  hashPassword,
-  PASSWORD_MAX_LENGTH,
-  verifyDummyPassword,
-  verifyPassword,
-} from '../http/password.ts';
+import { assertNewPassword, hashPassword, verifyDummyPassword, verifyPassword } from '../http/password.ts';
 import { loadSession } from '../http/session-auth.ts';
 import { clearSessionCookie, newSessionToken, SESSION_TTL_MS, setSessionCookie } from '../http/session-cookie.ts';
-
-const Login = z.strictObject({
-  email: z.string().trim().min(1).max(320),
-  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
-});
-
-const AcceptInvitation = z.strictObject({
-  token: z.string().min(1).max(200),
-  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
-  name: z.string().trim().min(1).max(200).optional(),
-});
 
 /** 401 `invalid_credentials`, the same for a wrong password and an unknown email. */
 function invalidCredentials(): AppError {
@@ -114,7 +96,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
       description:
         'Sets the `agentry_session` cookie (a new session id at every login). A wrong password and an unknown email answer alike; repeated failures per email and address answer 429 `login_throttled`.',
       auth: 'public',
-      body: { schema: Login, example: { email: 'ada@example.com', password: 'correct horse battery staple' } },
+      body: { schema: LoginBody, example: { email: 'ada@example.com', password: 'correct horse battery staple' } },
       responses: {
         200: {
           description: 'Signed in',
@@ -128,7 +110,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
     }),
     async (c) => {
       assertNotCrossSite(c);
-      const body = await readJson(c, Login);
+      const body = await readJson(c, LoginBody);
       const ip = clientIp(c, deps.rateLimit.trustedProxies ?? 0);
       await throttle.attempt(body.email, ip);
       const user = await findUserByEmail(deps.db, body.email);
@@ -203,7 +185,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
         'A new email creates the account with `password` (at least 10 characters): verified when the invitation was mailed, unverified when its link was shown to the inviter. An existing account must give its current password (no second password is ever set).',
       auth: 'public',
       body: {
-        schema: AcceptInvitation,
+        schema: AcceptInvitationBody,
         example: { token: 'inv_…', password: 'correct horse battery staple', name: 'Ada Lovelace' },
       },
       responses: {
@@ -227,7 +209,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
     }),
     async (c) => {
       assertNotCrossSite(c);
-      const body = await readJson(c, AcceptInvitation);
+      const body = await readJson(c, AcceptInvitationBody);
       const found = await findInvitationByToken(deps.db, hashInvitationToken(body.token));
       if (!found || found.invitation.acceptedAt || found.invitation.revokedAt) throw invitationNotFound();
       const { invitation } = found;

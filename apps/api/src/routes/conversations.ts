@@ -1,5 +1,6 @@
 import { contextIssues } from '@agentry/config';
 import { RUN_STATUSES } from '@agentry/contract';
+import { NewConversationBody as NewConversation, NewMessageBody as NewMessage } from '@agentry/contract/schemas';
 import {
   type Conversation,
   conversationRunSummaries,
@@ -20,11 +21,10 @@ import { errors } from '@agentry/errors';
 import { runJobData } from '@agentry/queue';
 import { compileVersion, type RunService } from '@agentry/run-service';
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, assertAgentAllowed, assertEndUserAllowed, type Principal } from '../http/auth.ts';
-import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
+import { readJson } from '../http/body.ts';
 import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
@@ -33,16 +33,6 @@ import { waitForRunEnd } from '../http/run-wait.ts';
 import { acquireEventStream } from '../http/stream-slots.ts';
 import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
 import { readConversationFilters } from './conversation-filters.ts';
-
-const MAX_MESSAGE_CHARS = 32_000;
-
-const NewConversation = z.strictObject({
-  agent_id: z.string(),
-  agent_version: z.number().int().positive().max(PG_INTEGER_MAX).optional(),
-  context: z.record(z.string(), z.unknown()).optional(),
-});
-
-const NewMessage = z.strictObject({ content: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
 
 const conversationId: Record<string, ParamDoc> = {
   id: { description: 'The conversation id', resource: 'conversation' },

@@ -1,20 +1,14 @@
+import { NewInvitationBody } from '@agentry/contract/schemas';
 import { type Invitation, isId, isMemberEmail, listPendingInvitations, revokeInvitation } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { deliverInvitation } from '../http/invitation-delivery.ts';
 import { doc, PAGE_QUERY, ref } from '../http/openapi.ts';
-import '../http/openapi-accounts.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
-
-const NewInvitation = z.strictObject({
-  email: z.email().max(320),
-  role: z.enum(['owner', 'editor', 'viewer']),
-});
 
 /** The public shape of an invitation (never its token: mailed, or shown once when mail is off). */
 export function invitationView(invitation: Invitation) {
@@ -48,12 +42,12 @@ export function invitationRoutes(deps: ApiDeps) {
       description:
         'The accept link goes to the invited address by mail; the answer never holds it. On a server without SMTP whose operator set `SHOW_INVITATION_LINKS`, the answer holds `token` and `accept_url` instead (`delivery: link`) and an account made through it stays unverified.',
       auth: 'tenant',
-      body: { schema: NewInvitation, example: { email: 'ada@example.com', role: 'editor' } },
+      body: { schema: NewInvitationBody, example: { email: 'ada@example.com', role: 'editor' } },
       responses: { 201: { description: 'Invited', schema: ref('InvitationCreated') } },
       errors: ['already_a_member', 'mail_not_configured', 'mail_failed'],
     }),
     async (c) => {
-      const body = await readJson(c, NewInvitation);
+      const body = await readJson(c, NewInvitationBody);
       const tenantId = c.var.tenant.id;
       if (await isMemberEmail(deps.db, tenantId, body.email)) {
         throw errors.conflict('already_a_member', `${body.email} is already a member of this tenant`);

@@ -1,16 +1,13 @@
+import { ChangeRoleBody } from '@agentry/contract/schemas';
 import { changeMember, getMember, isId, listMembers, type MemberWithUser } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
-import '../http/openapi-accounts.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
-
-const ChangeRole = z.strictObject({ role: z.enum(['owner', 'editor', 'viewer']) });
 
 const userParam: Record<string, ParamDoc> = {
   userId: { description: 'The member’s user id', resource: 'member', schema: { type: 'string', format: 'uuid' } },
@@ -71,13 +68,13 @@ export function memberRoutes(deps: ApiDeps) {
       summary: 'Change a member’s role (owners)',
       auth: 'tenant',
       path: userParam,
-      body: { schema: ChangeRole, example: { role: 'editor' } },
+      body: { schema: ChangeRoleBody, example: { role: 'editor' } },
       responses: { 200: { description: 'The member', schema: ref('Member') } },
       errors: ['member_not_found', 'last_owner'],
     }),
     async (c) => {
       const userId = c.req.param('userId');
-      const body = await readJson(c, ChangeRole);
+      const body = await readJson(c, ChangeRoleBody);
       if (!isId(userId)) throw errors.notFound('member', userId);
       const result = await changeMember(deps.db, c.var.tenant.id, userId, body.role);
       if (result.status === 'not_found') throw errors.notFound('member', userId);

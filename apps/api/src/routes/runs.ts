@@ -1,4 +1,5 @@
 import type { PendingInput } from '@agentry/agent';
+import { ToolResultsBody } from '@agentry/contract/schemas';
 import {
   activeRuns,
   answerWaitingRun,
@@ -20,7 +21,6 @@ import { runJobData } from '@agentry/queue';
 import { compileVersion } from '@agentry/run-service';
 import { unansweredInput } from '@agentry/runner';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
@@ -30,20 +30,6 @@ import { streamRunEvents } from '../http/run-stream.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
 import { acquireEventStream } from '../http/stream-slots.ts';
 import { forPrincipal, runView } from '../http/views.ts';
-
-const ToolResults = z.strictObject({
-  results: z
-    .array(
-      z.strictObject({
-        tool_call_id: z.string().min(1),
-        output: z.unknown().optional(),
-        is_error: z.boolean().optional(),
-        decision: z.enum(['approve', 'decline']).optional(),
-      }),
-    )
-    .min(1)
-    .max(64),
-});
 
 function invalidAnswer(path: string, code: string, message: string) {
   return errors.validation('The answers are not valid', [{ path, code, message }]);
@@ -147,7 +133,7 @@ export function runRoutes(deps: ApiDeps) {
       auth: 'chat',
       path: runId,
       body: {
-        schema: ToolResults,
+        schema: ToolResultsBody,
         example: { results: [{ tool_call_id: 'call_1', decision: 'approve' }] },
       },
       responses: { 202: { description: 'The run is queued again', schema: ref('Run') } },
@@ -157,7 +143,7 @@ export function runRoutes(deps: ApiDeps) {
   // People answer a waiting run: client tool results from the browser, or approval decisions.
   app.post('/:id/tool-results', async (c) => {
     const run = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
-    const body = await readJson(c, ToolResults);
+    const body = await readJson(c, ToolResultsBody);
     // A retry of a request that died after its answers were stored: the run they resumed, submitted
     // again if it has not started since (the scheduler keeps one place per run, so not twice).
     if (createdBefore(c, 'run') === run.id) {

@@ -1,8 +1,8 @@
+import { PutSecretBody } from '@agentry/contract/schemas';
 import { deleteSecret, listSecrets, putSecret } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { secretContext, secretsNotConfigured } from '@agentry/run-service';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
@@ -10,8 +10,6 @@ import { readJson } from '../http/body.ts';
 import { doc, type ParamDoc, ref } from '../http/openapi.ts';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const MAX_SECRET_BYTES = 16 * 1024;
-const PutSecret = z.strictObject({ value: z.string().min(1).max(MAX_SECRET_BYTES) });
 
 const secretParam: Record<string, ParamDoc> = {
   name: {
@@ -71,7 +69,7 @@ export function secretRoutes(deps: ApiDeps) {
       summary: 'Set a secret (write-only: the value is sealed and never shown again)',
       auth: 'tenant',
       path: secretParam,
-      body: { schema: PutSecret, example: { value: 'crm-token-…' } },
+      body: { schema: PutSecretBody, example: { value: 'crm-token-…' } },
       responses: {
         200: { description: 'Replaced', schema: ref('SecretPut') },
         201: { description: 'Created', schema: ref('SecretPut') },
@@ -81,7 +79,7 @@ export function secretRoutes(deps: ApiDeps) {
   );
   app.put('/:name', async (c) => {
     const name = secretName(c.req.param('name'));
-    const { value } = await readJson(c, PutSecret);
+    const { value } = await readJson(c, PutSecretBody);
     const tenantId = c.var.tenant.id;
     const { created } = await putSecret(
       deps.db,

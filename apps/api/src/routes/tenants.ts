@@ -1,3 +1,4 @@
+import { CreateTenantBody, UpdateTenantBody } from '@agentry/contract/schemas';
 import {
   createTenantWithKey,
   deleteTenant,
@@ -10,19 +11,12 @@ import {
 import { errors } from '@agentry/errors';
 import { invalidAllowlistEntries } from '@agentry/http-tools';
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { generateSecretKey, requirePlatformAdmin } from '../http/auth.ts';
-import { PG_INTEGER_MAX, readJson } from '../http/body.ts';
+import { readJson } from '../http/body.ts';
 import { assertCanInvite, deliverInvitation } from '../http/invitation-delivery.ts';
 import { doc, type ParamDoc, ref } from '../http/openapi.ts';
-
-const CreateTenant = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  /** Invites this email as the tenant's first owner (dashboard). */
-  owner_email: z.email().max(320).optional(),
-});
 
 /** Platform operator routes. */
 export function tenantRoutes(deps: ApiDeps) {
@@ -65,13 +59,13 @@ export function tenantRoutes(deps: ApiDeps) {
       tag: 'Tenants (operator)',
       summary: 'Create a tenant with its first secret key (and, with `owner_email`, a mailed owner invitation)',
       auth: 'platform',
-      body: { schema: CreateTenant, example: { name: 'Acme', owner_email: 'owner@acme.example' } },
+      body: { schema: CreateTenantBody, example: { name: 'Acme', owner_email: 'owner@acme.example' } },
       responses: { 201: { description: 'The tenant; its key is shown once', schema: ref('TenantCreated') } },
       errors: ['mail_not_configured', 'mail_failed'],
     }),
   );
   app.post('/', async (c) => {
-    const body = await readJson(c, CreateTenant);
+    const body = await readJson(c, CreateTenantBody);
     // Refused before anything is written when the owner could not be reached.
     if (body.owner_email) assertCanInvite(deps);
     const key = generateSecretKey();
@@ -129,14 +123,14 @@ export function tenantRoutes(deps: ApiDeps) {
       summary: 'Suspend or reactivate a tenant; set its egress allowlist, quotas and request rate',
       auth: 'platform',
       path: tenantId,
-      body: { schema: UpdateTenant, example: { status: 'suspended', requests_per_minute: 600 } },
+      body: { schema: UpdateTenantBody, example: { status: 'suspended', requests_per_minute: 600 } },
       responses: { 200: { description: 'The tenant', schema: ref('Tenant') } },
       errors: ['tenant_not_found'],
     }),
   );
   app.patch('/:id', async (c) => {
     const tenant = await load(c.req.param('id'));
-    const body = await readJson(c, UpdateTenant);
+    const body = await readJson(c, UpdateTenantBody);
     if (body.egress_allowlist) {
       const invalid = invalidAllowlistEntries(body.egress_allowlist);
       if (invalid.length > 0) {
@@ -184,15 +178,6 @@ export function tenantRoutes(deps: ApiDeps) {
   });
   return app;
 }
-
-const UpdateTenant = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
-  status: z.enum(['active', 'suspended']).optional(),
-  egress_allowlist: z.array(z.string().min(1).max(253)).max(100).optional(),
-  daily_run_limit: z.number().int().min(0).max(PG_INTEGER_MAX).nullable().optional(),
-  daily_token_limit: z.number().int().min(0).max(PG_INTEGER_MAX).nullable().optional(),
-  requests_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
-});
 
 function tenantView(tenant: Tenant) {
   return {

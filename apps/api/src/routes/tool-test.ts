@@ -5,24 +5,16 @@ import {
   type RenderedRequest,
   reservedContextIssues,
 } from '@agentry/config';
+import { ToolTestBody } from '@agentry/contract/schemas';
 import { getSealedSecrets } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { createHttpToolExecutor, withAllowlist } from '@agentry/http-tools';
 import { secretContext } from '@agentry/run-service';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { doc, ref } from '../http/openapi.ts';
-
-const ToolTest = z.strictObject({
-  config: z.unknown(),
-  tool: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()).default({}),
-  context: z.record(z.string(), z.unknown()).optional(),
-  send: z.boolean().default(false),
-});
 
 /**
  * The tool tester: shows the exact request a call would send (secrets masked) and, with
@@ -40,7 +32,7 @@ export function toolTestRoute(deps: ApiDeps) {
         'Shows the exact request a call would send, secrets masked; stored secrets are used, a missing one renders as a visible marker. With `send: true` the request goes out through the egress guard and the answer is what the model would see.',
       auth: 'tenant',
       body: {
-        schema: ToolTest,
+        schema: ToolTestBody,
         replace: { config: ref('AgentConfig') },
         example: {
           config: {
@@ -64,7 +56,7 @@ export function toolTestRoute(deps: ApiDeps) {
     }),
   );
   app.post('/test', async (c) => {
-    const body = await readJson(c, ToolTest);
+    const body = await readJson(c, ToolTestBody);
     const { config, hash } = loadAgentConfig(body.config);
     const agent = compileAgent(config, hash);
     const tool = agent.tools.find((t) => t.name === body.tool);

@@ -12,7 +12,6 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import type { AuthVariables } from '../http/auth.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
-import '../http/openapi-webhooks.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 
 const STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];

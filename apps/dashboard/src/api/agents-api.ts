@@ -1,30 +1,48 @@
+import type {
+  Agent,
+  AgentCreated,
+  AgentDiff,
+  AgentList,
+  AgentListItem,
+  AgentPrompt,
+  AgentSummary,
+  AgentVersion,
+  AgentVersionDetail,
+  AgentVersionList,
+  NewAgentVersionBody,
+  ToolTestBody,
+  ToolTestResult,
+  ValidateConfigBody,
+} from '@agentry/contract/schemas';
 import type { AgentConfig } from '../config/agent-config.ts';
 import { apiFetch } from './client.ts';
-import type { Agent, AgentVersion, ConfigChange, Page, ToolTestResult, ValidateResult } from './types.ts';
 
 const enc = encodeURIComponent;
 
-/** Accepts a bare array as well as a page, so an early list route works either way. */
-function rows<T>(body: Page<T> | T[]): T[] {
-  return Array.isArray(body) ? body : body.data;
-}
+/** A stored version with its config, which the API checked at upload: an AgentConfig. */
+export type StoredVersion = Omit<AgentVersionDetail, 'config'> & { config: AgentConfig };
 
 export const agentsApi = {
-  list: async (): Promise<Agent[]> => rows(await apiFetch<Page<Agent> | Agent[]>('GET', '/v1/agents?limit=100')),
+  list: async (): Promise<AgentListItem[]> => (await apiFetch<AgentList>('GET', '/v1/agents?limit=100')).data,
   get: (id: string) => apiFetch<Agent>('GET', `/v1/agents/${enc(id)}`),
   create: (config: AgentConfig, publish: boolean) =>
-    apiFetch<Agent & { version: AgentVersion }>('POST', '/v1/agents', { config, publish }),
+    apiFetch<AgentCreated>('POST', '/v1/agents', { config, publish } satisfies NewAgentVersionBody),
   addVersion: (id: string, config: AgentConfig, publish: boolean) =>
-    apiFetch<AgentVersion>('POST', `/v1/agents/${enc(id)}/versions`, { config, publish }),
+    apiFetch<AgentVersion>('POST', `/v1/agents/${enc(id)}/versions`, { config, publish } satisfies NewAgentVersionBody),
   versions: async (id: string): Promise<AgentVersion[]> =>
-    rows(await apiFetch<Page<AgentVersion> | AgentVersion[]>('GET', `/v1/agents/${enc(id)}/versions`)),
-  version: (id: string, n: number) => apiFetch<AgentVersion>('GET', `/v1/agents/${enc(id)}/versions/${n}`),
+    (await apiFetch<AgentVersionList>('GET', `/v1/agents/${enc(id)}/versions`)).data,
+  version: (id: string, n: number) => apiFetch<StoredVersion>('GET', `/v1/agents/${enc(id)}/versions/${n}`),
   diff: (id: string, a: number, b: number) =>
-    apiFetch<{ changes: ConfigChange[] }>('GET', `/v1/agents/${enc(id)}/versions/${a}/diff/${b}`),
-  publish: (id: string, n: number) => apiFetch<AgentVersion>('POST', `/v1/agents/${enc(id)}/versions/${n}/publish`),
-  prompt: (id: string) => apiFetch<{ prompt: string }>('GET', `/v1/agents/${enc(id)}/prompt`),
+    apiFetch<AgentDiff>('GET', `/v1/agents/${enc(id)}/versions/${a}/diff/${b}`),
+  publish: (id: string, n: number) => apiFetch<Agent>('POST', `/v1/agents/${enc(id)}/versions/${n}/publish`),
+  prompt: (id: string) => apiFetch<AgentPrompt>('GET', `/v1/agents/${enc(id)}/prompt`),
   validate: (config: unknown, signal?: AbortSignal) =>
-    apiFetch<ValidateResult>('POST', '/v1/agents/validate', { config }, signal),
+    apiFetch<AgentSummary>('POST', '/v1/agents/validate', { config } satisfies ValidateConfigBody, signal),
   testTool: (config: unknown, tool: string, args: Record<string, unknown>, send: boolean) =>
-    apiFetch<ToolTestResult>('POST', '/v1/agents/tools/test', { config, tool, arguments: args, send }),
+    apiFetch<ToolTestResult>('POST', '/v1/agents/tools/test', {
+      config,
+      tool,
+      arguments: args,
+      send,
+    } satisfies ToolTestBody),
 };

@@ -1,6 +1,15 @@
+import type {
+  Conversation,
+  ConversationDetail,
+  ConversationList,
+  NewConversationBody,
+  NewMessageBody,
+  Run,
+  ToolAnswer,
+  ToolResultsBody,
+} from '@agentry/contract/schemas';
 import { type ConversationFilter, filterParams } from '../router/routes.ts';
 import { apiFetch } from './client.ts';
-import type { Conversation, ConversationWithMessages, Page, Run, ToolAnswer } from './types.ts';
 
 const enc = encodeURIComponent;
 
@@ -18,18 +27,19 @@ export function conversationQueryString(query: ConversationQuery): string {
 
 export const conversationsApi = {
   list: (query: ConversationQuery) =>
-    apiFetch<Page<Conversation>>('GET', `/v1/conversations?${conversationQueryString(query)}`),
-  get: (id: string) => apiFetch<ConversationWithMessages>('GET', `/v1/conversations/${enc(id)}`),
+    apiFetch<ConversationList>('GET', `/v1/conversations?${conversationQueryString(query)}`),
+  get: (id: string) => apiFetch<ConversationDetail>('GET', `/v1/conversations/${enc(id)}`),
   create: (agentId: string, agentVersion: number, context?: Record<string, unknown>) =>
     apiFetch<Conversation>('POST', '/v1/conversations', {
       agent_id: agentId,
       agent_version: agentVersion,
       ...(context ? { context } : {}),
-    }),
-  send: (id: string, content: string) => apiFetch<Run>('POST', `/v1/conversations/${enc(id)}/messages`, { content }),
+    } satisfies NewConversationBody),
+  send: (id: string, content: string) =>
+    apiFetch<Run>('POST', `/v1/conversations/${enc(id)}/messages`, { content } satisfies NewMessageBody),
   run: (id: string) => apiFetch<Run>('GET', `/v1/runs/${enc(id)}`),
   cancel: (id: string) => apiFetch<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
   /** Answers a waiting run's approvals and client tools; the run's event stream then goes on. */
   answer: (runId: string, results: ToolAnswer[]) =>
-    apiFetch<Run>('POST', `/v1/runs/${enc(runId)}/tool-results`, { results }),
+    apiFetch<Run>('POST', `/v1/runs/${enc(runId)}/tool-results`, { results } satisfies ToolResultsBody),
 };

@@ -1,4 +1,5 @@
-import type { PendingInput, RunStatus } from './types.ts';
+import type { RunStatus } from '@agentry/contract';
+import type { PendingInput } from '@agentry/contract/schemas';
 
 /** A tool call as it streams: arguments first, the result when it arrives. */
 export interface LiveToolCall {

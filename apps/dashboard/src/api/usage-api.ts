@@ -1,29 +1,5 @@
+import type { Usage } from '@agentry/contract/schemas';
 import { apiFetch } from './client.ts';
-
-/** One row of `GET /v1/usage` (apps/api/src/routes/usage.ts): one UTC day of one agent. */
-export interface UsageRow {
-  date: string;
-  agent_id: string;
-  runs: number;
-  completed: number;
-  failed: number;
-  cancelled: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  tool_calls: number;
-  tool_errors: number;
-}
-
-export type UsageTotals = Omit<UsageRow, 'date' | 'agent_id'>;
-
-export interface Usage {
-  from: string;
-  to: string;
-  data: UsageRow[];
-  totals: UsageTotals;
-}
 
 export const usageApi = {
   get: (query: { from: string; to: string; agentId?: string }) => {

@@ -1,3 +1,13 @@
+import type { Role } from '@agentry/contract';
+import type {
+  AcceptInvitationBody,
+  ConfirmEmailBody,
+  ConfirmPasswordResetBody,
+  LoginBody,
+  Membership,
+  RequestPasswordResetBody,
+  Session,
+} from '@agentry/contract/schemas';
 import { useSyncExternalStore } from 'react';
 import { apiFetch } from '../api/client.ts';
 import { ApiError } from '../api/problem.ts';
@@ -12,23 +22,8 @@ import { ApiError } from '../api/problem.ts';
  * - Developers may use a tenant secret key instead (`Authorization: Bearer sk_…`), kept in
  *   sessionStorage so it is gone when the tab closes.
  */
-export type Role = 'owner' | 'editor' | 'viewer';
 
-export interface Membership {
-  tenant_id: string;
-  tenant_name: string;
-  role: Role;
-}
-
-export interface Session {
-  object: 'session';
-  user: { id: string; email: string; name: string | null; email_verified: boolean };
-  /** Whether the server sends mail: without it no address can be confirmed, so nobody is asked to. */
-  mail_enabled: boolean;
-  memberships: Membership[];
-  csrf_token: string;
-}
-
+/** Who is signed in: nobody (yet), a secret key, or a user with a session and a selected tenant. */
 export type AuthState =
   | { status: 'checking' }
   | { status: 'signed-out' }
@@ -105,7 +100,7 @@ export async function restoreSession(): Promise<void> {
 
 /** Email + password; throws the API's problem (401 invalid_credentials, 429 login_throttled). */
 export async function loginWithPassword(email: string, password: string): Promise<void> {
-  signedIn(await apiFetch<Session>('POST', '/v1/auth/login', { email: email.trim(), password }));
+  signedIn(await apiFetch<Session>('POST', '/v1/auth/login', { email: email.trim(), password } satisfies LoginBody));
 }
 
 /**
@@ -118,23 +113,28 @@ export async function acceptInvitation(token: string, password: string, name?: s
     token,
     password,
     ...(name?.trim() ? { name: name.trim() } : {}),
-  });
+  } satisfies AcceptInvitationBody);
   signedIn(session, session.memberships.find((m) => !before.has(m.tenant_id)) ?? pickTenant(session));
 }
 
 /** Asks for a reset link by mail; the API answers alike whether or not the email has an account. */
 export async function requestPasswordReset(email: string): Promise<void> {
-  await apiFetch('POST', '/v1/auth/password-reset', { email: email.trim() });
+  await apiFetch('POST', '/v1/auth/password-reset', { email: email.trim() } satisfies RequestPasswordResetBody);
 }
 
 /** Sets a new password with the mailed token; the API ends every other session and signs this one in. */
 export async function resetPassword(token: string, password: string): Promise<void> {
-  signedIn(await apiFetch<Session>('POST', '/v1/auth/password-reset/confirm', { token, password }));
+  signedIn(
+    await apiFetch<Session>('POST', '/v1/auth/password-reset/confirm', {
+      token,
+      password,
+    } satisfies ConfirmPasswordResetBody),
+  );
 }
 
 /** Confirms the address with the mailed token; the session (if any) then shows it verified. */
 export async function confirmEmail(token: string): Promise<void> {
-  await apiFetch('POST', '/v1/auth/confirm-email', { token });
+  await apiFetch('POST', '/v1/auth/confirm-email', { token } satisfies ConfirmEmailBody);
   if (state.status === 'user') {
     set({ ...state, session: { ...state.session, user: { ...state.session.user, email_verified: true } } });
   }

@@ -1,4 +1,4 @@
-import type { Agent } from '../api/types.ts';
+import type { Agent } from '@agentry/contract/schemas';
 import { useI18n } from '../i18n/i18n-context.tsx';
 import type { LabelledControl } from './labelled-field.tsx';
 

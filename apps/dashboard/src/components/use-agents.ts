@@ -1,5 +1,5 @@
+import type { Agent } from '@agentry/contract/schemas';
 import { agentsApi } from '../api/agents-api.ts';
-import type { Agent } from '../api/types.ts';
 import { useLoad } from './use-load.ts';
 
 const NONE: Agent[] = [];

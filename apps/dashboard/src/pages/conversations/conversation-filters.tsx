@@ -1,6 +1,6 @@
 import { RUN_STATUSES } from '@agentry/contract';
+import type { Agent } from '@agentry/contract/schemas';
 import { type FormEvent, useState } from 'react';
-import type { Agent } from '../../api/types.ts';
 import { AgentSelect } from '../../components/agent-select.tsx';
 import { LabelledField } from '../../components/labelled-field.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';

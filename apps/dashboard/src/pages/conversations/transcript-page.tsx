@@ -1,6 +1,6 @@
+import type { ConversationDetail, Message, Run } from '@agentry/contract/schemas';
 import { useEffect, useState } from 'react';
 import { conversationsApi } from '../../api/conversations-api.ts';
-import type { ConversationWithMessages, Message, Run } from '../../api/types.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { JsonBlock } from '../../components/json-block.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
@@ -11,7 +11,7 @@ import { downloadJson } from './download-json.ts';
 /** One conversation's messages in order, each run's trace on demand, and a JSON export. */
 export function TranscriptPage({ id }: { id: string }) {
   const { t } = useI18n();
-  const [conversation, setConversation] = useState<ConversationWithMessages>();
+  const [conversation, setConversation] = useState<ConversationDetail>();
   const [error, setError] = useState<unknown>();
   useEffect(() => {
     conversationsApi.get(id).then(setConversation).catch(setError);

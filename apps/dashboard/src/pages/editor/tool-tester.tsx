@@ -1,7 +1,7 @@
+import type { ToolTestResult } from '@agentry/contract/schemas';
 import { useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { ApiError } from '../../api/problem.ts';
-import type { ToolTestResult } from '../../api/types.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { IssueList } from '../../components/issue-list.tsx';
 import { JsonBlock } from '../../components/json-block.tsx';

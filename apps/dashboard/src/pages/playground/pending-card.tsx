@@ -1,5 +1,5 @@
+import type { PendingInput, ToolAnswer } from '@agentry/contract/schemas';
 import { useState } from 'react';
-import type { PendingInput, ToolAnswer } from '../../api/types.ts';
 import { JsonBlock } from '../../components/json-block.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 

@@ -1,8 +1,8 @@
+import type { Run, ToolAnswer } from '@agentry/contract/schemas';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { streamMessage } from '../../api/chat-transport.ts';
 import { conversationsApi } from '../../api/conversations-api.ts';
 import { applyRunEvent, emptyLiveRun, type LiveRun } from '../../api/live-run.ts';
-import type { Run, ToolAnswer } from '../../api/types.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';

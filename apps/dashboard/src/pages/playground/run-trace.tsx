@@ -1,4 +1,4 @@
-import type { Run } from '../../api/types.ts';
+import type { Run } from '@agentry/contract/schemas';
 import { JsonBlock } from '../../components/json-block.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 

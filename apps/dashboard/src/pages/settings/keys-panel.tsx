@@ -1,6 +1,7 @@
+import type { ApiKeyCreated, NewApiKeyBody } from '@agentry/contract/schemas';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/problem.ts';
-import { type ApiKey, keysApi, type NewApiKey, SCOPE_RESOURCES } from '../../api/settings-api.ts';
+import { keysApi, SCOPE_RESOURCES } from '../../api/settings-api.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
 import { ErrorBanner } from '../../components/error-banner.tsx';
@@ -21,7 +22,7 @@ const KINDS = ['secret', 'publishable'] as const;
 export function KeysPanel() {
   const { t, lang } = useI18n();
   const keys = useLoad(() => keysApi.list());
-  const [created, setCreated] = useState<ApiKey & { key: string }>();
+  const [created, setCreated] = useState<ApiKeyCreated>();
   const revoke = useAction();
   const [showRevoked, setShowRevoked] = useState(false);
   const rows = keys.data?.filter((k) => showRevoked || !k.revoked_at);
@@ -119,7 +120,7 @@ export function KeysPanel() {
 const toggle = (list: string[], value: string, on: boolean) =>
   on ? [...list, value] : list.filter((v) => v !== value);
 
-function NewKeyForm({ onCreated }: { onCreated: (key: ApiKey & { key: string }) => void }) {
+function NewKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) {
   const { t } = useI18n();
   const [kind, setKind] = useState<'secret' | 'publishable'>('secret');
   const [name, setName] = useState('');
@@ -132,7 +133,7 @@ function NewKeyForm({ onCreated }: { onCreated: (key: ApiKey & { key: string }) 
   const origin = originList(origins);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const body: NewApiKey =
+    const body: NewApiKeyBody =
       kind === 'secret'
         ? { kind, ...(name.trim() ? { name: name.trim() } : {}), scopes: all ? ['*'] : scopes }
         : { kind, ...(name.trim() ? { name: name.trim() } : {}), agents: picked, allowed_origins: origin };

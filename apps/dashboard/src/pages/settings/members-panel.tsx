@@ -1,6 +1,8 @@
+import type { Role } from '@agentry/contract';
+import type { InvitationCreated } from '@agentry/contract/schemas';
 import { type FormEvent, useState } from 'react';
-import { type Invitation, membersApi, ROLES } from '../../api/settings-api.ts';
-import { currentRole, type Role, useAuth } from '../../auth/session.ts';
+import { membersApi, ROLES } from '../../api/settings-api.ts';
+import { currentRole, useAuth } from '../../auth/session.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
 import { ErrorBanner } from '../../components/error-banner.tsx';
@@ -25,7 +27,7 @@ export function MembersPanel() {
   const me = auth.status === 'user' ? auth.session.user.id : undefined;
   const members = useLoad(() => membersApi.list());
   const invitations = useLoad(() => membersApi.invitations());
-  const [invited, setInvited] = useState<Invitation>();
+  const [invited, setInvited] = useState<InvitationCreated>();
   const action = useAction();
   const act = async (fn: () => Promise<unknown>) => {
     await action.run(fn);
@@ -160,7 +162,7 @@ function RoleSelect({
   );
 }
 
-function InviteForm({ onInvited }: { onInvited: (invitation: Invitation) => void }) {
+function InviteForm({ onInvited }: { onInvited: (invitation: InvitationCreated) => void }) {
   const { t } = useI18n();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('editor');

@@ -1,8 +1,8 @@
+import type { Agent } from '@agentry/contract/schemas';
 import { type FormEvent, useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { apiBase } from '../../api/api-base.ts';
 import { keysApi } from '../../api/settings-api.ts';
-import type { Agent } from '../../api/types.ts';
 import { AgentSelect } from '../../components/agent-select.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
 import { ErrorBanner } from '../../components/error-banner.tsx';

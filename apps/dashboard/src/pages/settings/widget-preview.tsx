@@ -1,5 +1,5 @@
+import type { Agent } from '@agentry/contract/schemas';
 import { apiBase } from '../../api/api-base.ts';
-import type { Agent } from '../../api/types.ts';
 import { CopyField } from '../../components/copy-field.tsx';
 import { LabelledField } from '../../components/labelled-field.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';

@@ -1,4 +1,5 @@
-import { type Usage, usageApi } from '../../api/usage-api.ts';
+import type { Usage } from '@agentry/contract/schemas';
+import { usageApi } from '../../api/usage-api.ts';
 import { AgentSelect } from '../../components/agent-select.tsx';
 import { ListTable } from '../../components/list-table.tsx';
 import { Loaded } from '../../components/loaded.tsx';

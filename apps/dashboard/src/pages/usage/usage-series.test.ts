@@ -1,5 +1,5 @@
+import type { UsageRow } from '@agentry/contract/schemas';
 import { describe, expect, it } from 'vitest';
-import type { UsageRow } from '../../api/usage-api.ts';
 import { daysBetween, lastDays, niceMax, perAgent, perDay } from './usage-series.ts';
 
 const row = (date: string, agent_id: string, runs: number, failed: number, tokens: number, tools = 0): UsageRow => ({

@@ -1,4 +1,4 @@
-import type { UsageRow, UsageTotals } from '../../api/usage-api.ts';
+import type { UsageRow, UsageTotals } from '@agentry/contract/schemas';
 
 const DAY_MS = 86_400_000;
 

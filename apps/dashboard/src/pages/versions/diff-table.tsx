@@ -1,4 +1,4 @@
-import type { ConfigChange } from '../../api/types.ts';
+import type { ConfigChange } from '@agentry/contract/schemas';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 
 function show(value: unknown): string {

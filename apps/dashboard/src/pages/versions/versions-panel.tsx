@@ -1,6 +1,6 @@
+import type { ConfigChange } from '@agentry/contract/schemas';
 import { useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
-import type { ConfigChange } from '../../api/types.ts';
 import { ListTable } from '../../components/list-table.tsx';
 import { Loaded } from '../../components/loaded.tsx';
 import { useLoad } from '../../components/use-load.ts';

@@ -1,17 +1,7 @@
 import { z } from 'zod';
-import { apiSchemas } from './openapi-schemas.ts';
+import { component, list, timestamp } from './common.ts';
 
-/**
- * Response shapes of `/v1/webhook-deliveries`, registered as OpenAPI components next to the
- * others in `openapi-schemas.ts`. They mirror `webhookDeliveryView`.
- */
-
-function component<S extends z.ZodType>(id: string, schema: S, description?: string): S {
-  apiSchemas.add(schema, { id, ...(description ? { description } : {}) });
-  return schema;
-}
-
-const timestamp = z.iso.datetime({ offset: true });
+/** Webhook deliveries (`/v1/webhook-deliveries`): one run event sent to the agent's webhook, and how it went. */
 
 export const WebhookDeliverySchema = component(
   'WebhookDelivery',
@@ -39,11 +29,7 @@ export const WebhookDeliverySchema = component(
   'One webhook event for one run, and how sending it went',
 );
 
-export const WebhookDeliveryListSchema = component(
-  'WebhookDeliveryList',
-  z.object({
-    object: z.literal('list'),
-    data: z.array(WebhookDeliverySchema),
-    next_cursor: z.string().nullable().describe('Pass as `?cursor=` to get the next page; null on the last page'),
-  }),
-);
+export const WebhookDeliveryListSchema = component('WebhookDeliveryList', list(WebhookDeliverySchema));
+
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryListSchema>;

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { component, id, list, timestamp } from './common.ts';
+
+/**
+ * Agents, their versions and the editor's helpers (validate, prompt, diff, MCP check, tool test):
+ * the answers of `/v1/agents` and the bodies it takes. The agent config itself is opaque here
+ * (`config: unknown`); the API checks it with its own loader and documents it as `AgentConfig`.
+ */
+
+export const AgentSchema = component(
+  'Agent',
+  z.object({
+    id,
+    object: z.literal('agent'),
+    name: z.string(),
+    published_version: z.int().nullable(),
+    latest_version: z.int(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
+);
+
+export const AgentVersionSchema = component(
+  'AgentVersion',
+  z.object({
+    agent_id: id,
+    object: z.literal('agent_version'),
+    version: z.int(),
+    content_hash: z.string(),
+    published: z.boolean(),
+    created_at: timestamp,
+  }),
+);
+
+const McpWarning = z.looseObject({ code: z.string(), message: z.string() });
+const McpLastCheck = z
+  .looseObject({ checked_at: timestamp, warnings: z.array(McpWarning) })
+  .nullable()
+  .describe('The last `mcp-check`, or null');
+
+export const AgentVersionDetailSchema = component(
+  'AgentVersionDetail',
+  AgentVersionSchema.extend({
+    config: z.record(z.string(), z.unknown()).describe('The agent config as uploaded (AgentConfig)'),
+    discovered_tools: z.looseObject({}).nullable().describe('MCP tools found at upload, or null'),
+    warnings: z.array(McpWarning).describe('Those discovery left at publish and those of the last re-check'),
+    last_check: McpLastCheck,
+  }),
+);
+
+export const AgentCreatedSchema = component('AgentCreated', AgentSchema.extend({ version: AgentVersionSchema }));
+export const AgentListSchema = component(
+  'AgentList',
+  list(AgentSchema.extend({ runs_24h: z.int().describe('Runs started in the last 24 hours') })),
+);
+export const AgentVersionListSchema = component('AgentVersionList', list(AgentVersionSchema));
+
+export const AgentSummarySchema = component(
+  'AgentSummary',
+  z.object({
+    valid: z.literal(true),
+    summary: z.object({
+      name: z.string(),
+      content_hash: z.string(),
+      tools: z.array(z.looseObject({ name: z.string(), type: z.string() })),
+      action_books: z.int(),
+      system_prompt: z.string(),
+    }),
+  }),
+);
+
+export const AgentPromptSchema = component(
+  'AgentPrompt',
+  z.object({ agent_id: id, version: z.int(), prompt: z.string() }),
+);
+
+export const AgentDiffSchema = component(
+  'AgentDiff',
+  z.object({
+    agent_id: id,
+    from: z.int(),
+    to: z.int(),
+    changes: z.array(
+      z.object({
+        path: z.string(),
+        op: z.enum(['add', 'remove', 'replace']),
+        before: z.unknown().optional(),
+        after: z.unknown().optional(),
+      }),
+    ),
+  }),
+);
+
+export const McpCheckSchema = component(
+  'McpCheck',
+  z.object({
+    agent_id: id,
+    version: z.int(),
+    discovered_tools: z.looseObject({}).nullable(),
+    current_tools: z.array(z.looseObject({})).nullable(),
+    warnings: z.array(McpWarning),
+    last_check: McpLastCheck,
+  }),
+);
+
+const RenderedRequest = z.object({
+  method: z.string(),
+  url: z.string(),
+  headers: z.record(z.string(), z.string()),
+  body: z.string().nullable(),
+});
+
+export const ToolTestResultSchema = component(
+  'ToolTestResult',
+  z.object({
+    request: RenderedRequest.describe('The request the call sends, secrets masked'),
+    response: z
+      .object({
+        status: z.int().nullable(),
+        duration_ms: z.number(),
+        output: z.unknown(),
+        is_error: z.boolean(),
+        error_code: z.string().optional(),
+      })
+      .optional()
+      .describe('With `send: true`: what came back, as the model would see it'),
+  }),
+);
+
+export type Agent = z.infer<typeof AgentSchema>;
+/** An agent in `GET /v1/agents`: with its runs of the last 24 hours. */
+export type AgentListItem = z.infer<typeof AgentListSchema>['data'][number];
+export type AgentList = z.infer<typeof AgentListSchema>;
+export type AgentVersion = z.infer<typeof AgentVersionSchema>;
+export type AgentVersionDetail = z.infer<typeof AgentVersionDetailSchema>;
+export type AgentVersionList = z.infer<typeof AgentVersionListSchema>;
+export type AgentCreated = z.infer<typeof AgentCreatedSchema>;
+/** The answer of `POST /v1/agents/validate` for a valid config (an invalid one is a 422 problem). */
+export type AgentSummary = z.infer<typeof AgentSummarySchema>;
+export type AgentPrompt = z.infer<typeof AgentPromptSchema>;
+export type AgentDiff = z.infer<typeof AgentDiffSchema>;
+/** One change between two versions' configs (a JSON pointer `path`). */
+export type ConfigChange = AgentDiff['changes'][number];
+export type McpCheck = z.infer<typeof McpCheckSchema>;
+export type ToolTestResult = z.infer<typeof ToolTestResultSchema>;
+
+// ---- request bodies ------------------------------------------------------------------------
+
+/** `POST /v1/agents` and `POST /v1/agents/{id}/versions`: a config (checked by the API's loader). */
+export const NewAgentVersionBody = z.strictObject({ config: z.unknown(), publish: z.boolean().optional() });
+export type NewAgentVersionBody = z.input<typeof NewAgentVersionBody>;
+
+/** `POST /v1/agents/validate`. */
+export const ValidateConfigBody = z.strictObject({ config: z.unknown() });
+export type ValidateConfigBody = z.input<typeof ValidateConfigBody>;
+
+/** `POST /v1/agents/tools/test`: renders (and with `send`, makes) one tool call of a config. */
+export const ToolTestBody = z.strictObject({
+  config: z.unknown(),
+  tool: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  context: z.record(z.string(), z.unknown()).optional(),
+  send: z.boolean().default(false),
+});
+export type ToolTestBody = z.input<typeof ToolTestBody>;
