@@ -1,4 +1,4 @@
-import type { Problem } from '@agentry/contract';
+import type { Problem, WidgetConfig } from '@agentry/contract';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** A failed request: `network` (no answer at all) or `http` (a problem+json answer). */
@@ -19,14 +19,8 @@ export class ApiError extends Error {
 
 export interface Bootstrap {
   agent_id: string;
-  widget: {
-    title?: string;
-    greeting?: string;
-    colors?: { primary?: string; background?: string; text?: string };
-    position?: 'bottom-right' | 'bottom-left';
-    suggested_questions?: string[];
-    browser_js_eval?: boolean;
-  };
+  /** The agent config's `widget` section without its origin allow-list. */
+  widget: Omit<WidgetConfig, 'allowed_origins'>;
   language: 'en' | 'zh' | null;
   context_variables: string[];
   client_tools: string[];

@@ -1,5 +1,4 @@
-import type { RunStatus } from '@agentry/contract';
-import type { AgentConfig } from '../config/agent-config.ts';
+import type { AgentConfig, RunStatus } from '@agentry/contract';
 
 /** JSON shapes of the API (see apps/api/src/http/views.ts). */
 export interface Agent {

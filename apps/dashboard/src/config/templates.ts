@@ -1,10 +1,10 @@
-import type { AgentConfig } from './agent-config.ts';
+import type { AgentConfigDocument } from '@agentry/contract';
 
 export interface Template {
   id: string;
   name: string;
   description: string;
-  config: AgentConfig;
+  config: AgentConfigDocument;
 }
 
 // Bundled at build time; the schema is not a template.
@@ -16,7 +16,7 @@ const modules = import.meta.glob<{ default: unknown }>(['../../../../configs/*.j
 export function templatesFrom(files: Record<string, { default: unknown }>): Template[] {
   const out: Template[] = [];
   for (const [path, module] of Object.entries(files)) {
-    const config = module.default as AgentConfig | undefined;
+    const config = module.default as AgentConfigDocument | undefined;
     if (!config || typeof config !== 'object' || !config.basic_settings) continue;
     const { $schema: _schema, ...rest } = config;
     const id =
@@ -28,7 +28,7 @@ export function templatesFrom(files: Record<string, { default: unknown }>): Temp
       id,
       name: config.basic_settings.name || id,
       description: config.basic_settings.description ?? '',
-      config: rest as AgentConfig,
+      config: rest as AgentConfigDocument,
     });
   }
   return out.sort((a, b) => a.id.localeCompare(b.id));
