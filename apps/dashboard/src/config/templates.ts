@@ -7,10 +7,12 @@ export interface Template {
   config: AgentConfigDocument;
 }
 
-// Bundled at build time; the schema is not a template.
-const modules = import.meta.glob<{ default: unknown }>(['../../../../configs/*.json', '!**/*.schema.json'], {
-  eager: true,
-});
+// Bundled at build time; the schema is neither a template nor shipped. The exclusion names the same
+// folder as the pattern: `!**/*.schema.json` is taken relative to this file's folder and matched nothing.
+const modules = import.meta.glob<{ default: unknown }>(
+  ['../../../../configs/*.json', '!../../../../configs/*.schema.json'],
+  { eager: true },
+);
 
 /** Templates from a `path → module` map; files that are not agent configs are skipped. */
 export function templatesFrom(files: Record<string, { default: unknown }>): Template[] {
