@@ -1,7 +1,7 @@
+import type { AgentConfig } from '@agentry/contract';
 import { errors } from '@agentry/errors';
 import type { ToolChoice } from '@agentry/llm';
 import { LRUCache } from 'lru-cache';
-import type { AgentConfig } from './agent-config.ts';
 import { compileTool } from './compile-tool.ts';
 import type { CompiledAgent, CompiledLimits, CompiledSkill, CompiledTool } from './compiled-agent.ts';
 import { compiledToolsOf } from './compiled-tools-memo.ts';

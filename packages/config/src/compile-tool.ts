@@ -1,5 +1,5 @@
+import type { ParametersSchema, ToolConfig } from '@agentry/contract';
 import { type AppError, errors, type FieldIssue } from '@agentry/errors';
-import type { ParametersSchema, ToolConfig } from './agent-config.ts';
 import type { CompiledTool, RenderedRequest, ToolContext } from './compiled-agent.ts';
 import { withContextAliases } from './context-variables.ts';
 import { defaults } from './defaults.ts';

@@ -1,5 +1,3 @@
-import type { FieldIssue } from '@agentry/errors';
-import type { ToolChoice, ToolDefinition } from '@agentry/llm';
 import type {
   AgentConfig,
   BusyPolicy,
@@ -8,7 +6,9 @@ import type {
   ModelProvider,
   ToolProtocol,
   WidgetConfig,
-} from './agent-config.ts';
+} from '@agentry/contract';
+import type { FieldIssue } from '@agentry/errors';
+import type { ToolChoice, ToolDefinition } from '@agentry/llm';
 
 /**
  * What a tool call may draw on besides the model's arguments. Model arguments can never reach

@@ -1,4 +1,4 @@
-import type { AgentConfig } from './agent-config.ts';
+import type { AgentConfig } from '@agentry/contract';
 import type { CompiledTool } from './compiled-agent.ts';
 
 // The loader must compile every tool to find template problems; keeping the result (weakly, per

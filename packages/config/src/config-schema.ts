@@ -1,10 +1,13 @@
+import { agentConfigSchema as schema } from '@agentry/contract';
 import type { FieldIssue } from '@agentry/errors';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import schema from '../../../configs/agent-config.schema.json' with { type: 'json' };
 import { ajvIssues } from './ajv-issues.ts';
 import { linearRegExpEngine } from './linear-regexp.ts';
 
-/** The published JSON Schema of agent configs (configs/agent-config.schema.json). */
+/**
+ * The JSON Schema of agent configs, from `@agentry/contract` (where the types are inferred from it;
+ * configs/agent-config.schema.json is written from it).
+ */
 export const agentConfigSchema: Record<string, unknown> = schema;
 
 // One instance, compiled once at start-up: the schema is ours, only the documents vary.

@@ -1,5 +1,5 @@
+import type { ContextVariableConfig } from '@agentry/contract';
 import { describe, expect, it } from 'vitest';
-import type { ContextVariableConfig } from './agent-config.ts';
 import { contextIssues, modelVisibleContext, reservedContextIssues } from './context-values.ts';
 import { withContextAliases } from './context-variables.ts';
 

@@ -1,5 +1,5 @@
+import type { ContextVariableConfig } from '@agentry/contract';
 import type { FieldIssue } from '@agentry/errors';
-import type { ContextVariableConfig } from './agent-config.ts';
 import { reservedContextNames } from './context-variables.ts';
 import { pointer } from './json-pointer.ts';
 

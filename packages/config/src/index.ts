@@ -1,6 +1,8 @@
+// The config format's types are inferred from its schema in @agentry/contract; re-exported for the server.
 export type {
   ActionBook,
   AgentConfig,
+  AgentConfigDocument,
   BasicSettings,
   BusyPolicy,
   ContextVariableConfig,
@@ -16,8 +18,10 @@ export type {
   SkillConfig,
   ToolConfig,
   ToolProtocol,
+  WebhookConfig,
+  WebhookEventName,
   WidgetConfig,
-} from './agent-config.ts';
+} from '@agentry/contract';
 export { canonicalJson, contentHash } from './canonical-hash.ts';
 export { compileAgent } from './compile-agent.ts';
 export type {
@@ -50,10 +54,4 @@ export { externalParametersSchema } from './mcp-tool-schema.ts';
 export { type ArgumentsValidator, argumentsValidator } from './parameters-validator.ts';
 export { MAX_SKILL_DEPTH, skillToolName } from './skills.ts';
 export { buildSystemPrompt } from './system-prompt.ts';
-export {
-  fillWebhookHeaders,
-  WEBHOOK_EVENTS,
-  type WebhookConfig,
-  type WebhookEventName,
-  webhookHeaderSecrets,
-} from './webhooks.ts';
+export { fillWebhookHeaders, WEBHOOK_EVENTS, webhookHeaderSecrets } from './webhooks.ts';

@@ -1,6 +1,6 @@
+import type { AgentConfig, McpServerConfig } from '@agentry/contract';
 import { errors, type FieldIssue } from '@agentry/errors';
 import { LRUCache } from 'lru-cache';
-import type { AgentConfig, McpServerConfig } from './agent-config.ts';
 import { canonicalJson, sha256 } from './canonical-hash.ts';
 import { compileTool } from './compile-tool.ts';
 import type { CompiledTool } from './compiled-agent.ts';

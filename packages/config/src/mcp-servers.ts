@@ -1,5 +1,5 @@
+import type { McpServerConfig } from '@agentry/contract';
 import { errors, type FieldIssue } from '@agentry/errors';
-import type { McpServerConfig } from './agent-config.ts';
 import type { CompiledMcpServer } from './compiled-agent.ts';
 import { pointer } from './json-pointer.ts';
 import { compileRequestTemplate, renderRequest } from './request-template.ts';

@@ -1,5 +1,5 @@
+import type { EndpointConfig, HttpMethod } from '@agentry/contract';
 import type { FieldIssue } from '@agentry/errors';
-import type { EndpointConfig, HttpMethod } from './agent-config.ts';
 import { type BodyNode, bodyTemplates, compileBody, renderBody } from './body-template.ts';
 import type { RenderedRequest } from './compiled-agent.ts';
 import { pointer, readablePath } from './json-pointer.ts';

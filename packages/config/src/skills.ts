@@ -1,6 +1,6 @@
+import type { AgentConfig, SkillConfig } from '@agentry/contract';
 import type { FieldIssue } from '@agentry/errors';
 import type { ToolDefinition } from '@agentry/llm';
-import type { AgentConfig, SkillConfig } from './agent-config.ts';
 import { pointer } from './json-pointer.ts';
 import { SKILL_TOOL_PREFIX } from './mcp-servers.ts';
 import { didYouMean } from './suggest.ts';

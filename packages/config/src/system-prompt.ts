@@ -1,4 +1,4 @@
-import type { ActionBook, AgentConfig } from './agent-config.ts';
+import type { ActionBook, AgentConfig } from '@agentry/contract';
 
 /**
  * The system prompt of an agent: identity, background, language and tone, then each action book

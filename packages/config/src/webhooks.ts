@@ -1,23 +1,10 @@
+import { agentConfigSchema } from '@agentry/contract';
 import type { FieldIssue } from '@agentry/errors';
 import { headerNameProblem } from './header-rules.ts';
 import { pointer } from './json-pointer.ts';
 
-/** The run events a webhook may subscribe to. */
-export const WEBHOOK_EVENTS = ['run.completed', 'run.failed', 'run.cancelled', 'run.timed_out', 'run.waiting'] as const;
-export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
-
-/** One entry of an agent config's `webhooks` (see configs/README.md, "Webhooks"). */
-export interface WebhookConfig {
-  /** http(s) URL the event is POSTed to; the egress guard checks its address at send time. */
-  url: string;
-  events: WebhookEventName[];
-  /** Name of the tenant secret that signs deliveries (Standard Webhooks). */
-  signing_secret: string;
-  /** Extra headers; values may hold `{{secrets.NAME}}` placeholders only. */
-  headers?: Record<string, string>;
-  /** Default true. */
-  enabled?: boolean;
-}
+/** The run events a webhook may subscribe to (the schema's `webhooks[].events` values). */
+export const WEBHOOK_EVENTS = agentConfigSchema.$defs.webhook.properties.events.items.enum;
 
 /** Headers the dispatcher sets itself: the signature, its inputs and the body's type. */
 const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type']);

@@ -1,8 +1,35 @@
 /**
  * The API's contract with its clients: the plain values and types the server, the dashboard and
- * the widget share. Browser code imports it, so it holds no server code and imports nothing.
- * The request and response shapes (zod schemas and their types) are `@agentry/contract/schemas`.
+ * the widget share. Browser code imports it, so it holds no server code and has no runtime
+ * dependencies (json-schema-to-ts only infers types). The agent config schema is runtime data for
+ * the server: browser code imports only its types. The request and response shapes (zod schemas and
+ * their types) are `@agentry/contract/schemas`.
  */
+export type {
+  ActionBook,
+  AgentConfig,
+  AgentConfigDocument,
+  BasicSettings,
+  BusyPolicy,
+  ContextVariableConfig,
+  ContextVariableType,
+  EndpointConfig,
+  HttpMethod,
+  JsonType,
+  LimitsConfig,
+  McpServerConfig,
+  ModelConfig,
+  ModelProvider,
+  ParametersSchema,
+  ResponseConfig,
+  SkillConfig,
+  ToolConfig,
+  ToolProtocol,
+  WebhookConfig,
+  WebhookEventName,
+  WidgetConfig,
+} from './agent-config.ts';
+export { agentConfigSchema } from './agent-config-schema.ts';
 export {
   ERROR_STATUS,
   type ErrorCode,

@@ -1,7 +1,16 @@
 /**
- * The agent config as the editor sees it (configs/agent-config.schema.json). Loose on purpose:
- * the editor must hold invalid drafts too, and the API's loader is the judge of validity.
+ * Editor helpers around the agent config. The config's types come from `@agentry/contract`
+ * (inferred from configs/agent-config.schema.json); the API's loader is the judge of validity.
  */
+import type { ActionBook, AgentConfigDocument, ToolConfig } from '@agentry/contract';
+
+/**
+ * What `api/agents-api.ts` sends as a new version: the editor's document (the loader fills in the
+ * lists). Only that file imports it from here; everything else imports the types from @agentry/contract.
+ */
+export type { AgentConfigDocument as AgentConfig } from '@agentry/contract';
+
+/** A node of the parameter builder's schema: loose, because the builder holds half-made rows too. */
 export interface JsonSchemaNode {
   type?: string | string[];
   description?: string;
@@ -13,64 +22,7 @@ export interface JsonSchemaNode {
   [key: string]: unknown;
 }
 
-export interface ParametersSchema extends JsonSchemaNode {
-  type: 'object';
-}
-
-export interface EndpointConfig {
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  query_params?: Record<string, string | number | boolean>;
-  body?: Record<string, unknown> | unknown[];
-  timeout?: number;
-}
-
-export interface ToolConfig {
-  name: string;
-  description: string;
-  type?: 'http' | 'client';
-  approval?: 'never' | 'always';
-  parameters?: ParametersSchema;
-  endpoint?: EndpointConfig;
-  response?: { max_bytes?: number; fields?: string[]; ephemeral?: number };
-  retries?: number;
-  [key: string]: unknown;
-}
-
-export interface ActionBook {
-  condition: string;
-  action: string;
-  tools?: string[];
-}
-
-export interface ContextVariable {
-  name: string;
-  type?: string;
-  required?: boolean;
-  description?: string;
-  visible_to_model?: boolean;
-}
-
-export interface AgentConfig {
-  basic_settings: {
-    name: string;
-    description?: string;
-    background?: string;
-    language?: string;
-    tone?: string;
-    chatbot_id?: string;
-    instructions?: string;
-  };
-  action_books?: ActionBook[];
-  tools?: ToolConfig[];
-  context?: ContextVariable[];
-  model?: { provider?: string; name?: string; temperature?: number; max_output_tokens?: number };
-  limits?: Record<string, number>;
-  [key: string]: unknown;
-}
-
-export function blankConfig(): AgentConfig {
+export function blankConfig(): AgentConfigDocument {
   return {
     basic_settings: { name: '', description: '', background: '', language: 'English', tone: '' },
     action_books: [],

@@ -1,11 +1,11 @@
-import type { AgentConfig } from './agent-config.ts';
+import type { AgentConfigDocument } from '@agentry/contract';
 
 /** The JSON tab's text for a config. The form and the tab share one config object. */
-export function configToText(config: AgentConfig): string {
+export function configToText(config: AgentConfigDocument): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-export type ParsedConfig = { ok: true; config: AgentConfig } | { ok: false; error: string; line?: number };
+export type ParsedConfig = { ok: true; config: AgentConfigDocument } | { ok: false; error: string; line?: number };
 
 /** Reads the JSON tab's text; the form only takes it over when it is a JSON object. */
 export function textToConfig(text: string): ParsedConfig {
@@ -22,7 +22,7 @@ export function textToConfig(text: string): ParsedConfig {
     return { ok: false, error: 'the configuration must be a JSON object' };
   }
   // Taken as typed, even without basic_settings: the loader reports what is missing, the form copes.
-  return { ok: true, config: value as AgentConfig };
+  return { ok: true, config: value as AgentConfigDocument };
 }
 
 /** Reads a dropped or picked file as a config, dropping the editor-only `$schema` key. */
@@ -30,5 +30,5 @@ export function fileTextToConfig(text: string): ParsedConfig {
   const parsed = textToConfig(text);
   if (!parsed.ok) return parsed;
   const { $schema: _schema, ...rest } = parsed.config;
-  return { ok: true, config: rest as AgentConfig };
+  return { ok: true, config: rest as AgentConfigDocument };
 }

@@ -1,8 +1,8 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { describe, expect, it } from 'vitest';
-import type { AgentConfig } from './agent-config.ts';
 import { insertAt, placeholderChoices, splitTemplate } from './placeholders.ts';
 
-const config: AgentConfig = {
+const config: AgentConfigDocument = {
   basic_settings: { name: 'A' },
   tools: [
     {

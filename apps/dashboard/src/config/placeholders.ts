@@ -1,4 +1,4 @@
-import type { AgentConfig } from './agent-config.ts';
+import type { AgentConfigDocument } from '@agentry/contract';
 
 /** Context variables the platform fills in every conversation (packages/config context-variables). */
 export const SYSTEM_CONTEXT = ['tenantId', 'agentId', 'conversationId', 'dialogId', 'chatbotId', 'userId'];
@@ -22,7 +22,7 @@ const PLACEHOLDER =
   /\{\{\s*(?:(context|secrets)\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})/g;
 
 /** Secret names the config already uses, so they can be offered as chips in every tool. */
-export function secretsInUse(config: AgentConfig): string[] {
+export function secretsInUse(config: AgentConfigDocument): string[] {
   const names = new Set<string>();
   for (const match of JSON.stringify(config.tools ?? []).matchAll(PLACEHOLDER)) {
     if (match[1] === 'secrets' && match[2]) names.add(match[2]);
@@ -31,7 +31,7 @@ export function secretsInUse(config: AgentConfig): string[] {
 }
 
 /** The chips the endpoint editor offers for tool `index`. */
-export function placeholderChoices(config: AgentConfig, index: number): PlaceholderChoice[] {
+export function placeholderChoices(config: AgentConfigDocument, index: number): PlaceholderChoice[] {
   const tool = config.tools?.[index];
   const parameters = Object.keys(tool?.parameters?.properties ?? {});
   const context = [...SYSTEM_CONTEXT, ...(config.context ?? []).map((c) => c.name).filter(Boolean)];

@@ -1,5 +1,5 @@
+import type { ParametersSchema } from '@agentry/contract';
 import { describe, expect, it } from 'vitest';
-import type { ParametersSchema } from './agent-config.ts';
 import { blankParamRow, exampleArguments, parseTyped, rowsToSchema, schemaToRows } from './schema-builder.ts';
 
 const orderSchema: ParametersSchema = {

@@ -1,4 +1,5 @@
-import type { JsonSchemaNode, ParametersSchema } from './agent-config.ts';
+import type { ParametersSchema } from '@agentry/contract';
+import type { JsonSchemaNode } from './agent-config.ts';
 
 export const PARAM_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
 export type ParamType = (typeof PARAM_TYPES)[number];
@@ -45,7 +46,9 @@ export function parseTyped(text: string, type: ParamType | ''): unknown {
 
 export function schemaToRows(schema: ParametersSchema | undefined): ParamRow[] {
   const required = new Set(schema?.required ?? []);
-  return Object.entries(schema?.properties ?? {}).map(([name, node]) => {
+  // Read loosely, as the builder's nodes: the loader is the judge of what a property holds.
+  const properties = (schema?.properties ?? {}) as Record<string, JsonSchemaNode>;
+  return Object.entries(properties).map(([name, node]) => {
     const { type, description, enum: enumList, default: def, ...extra } = node ?? {};
     const row: ParamRow = {
       name,

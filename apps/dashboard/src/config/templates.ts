@@ -1,22 +1,24 @@
-import type { AgentConfig } from './agent-config.ts';
+import type { AgentConfigDocument } from '@agentry/contract';
 
 export interface Template {
   id: string;
   name: string;
   description: string;
-  config: AgentConfig;
+  config: AgentConfigDocument;
 }
 
-// Bundled at build time; the schema is not a template.
-const modules = import.meta.glob<{ default: unknown }>(['../../../../configs/*.json', '!**/*.schema.json'], {
-  eager: true,
-});
+// Bundled at build time; the schema is neither a template nor shipped. The exclusion names the same
+// folder as the pattern: `!**/*.schema.json` is taken relative to this file's folder and matched nothing.
+const modules = import.meta.glob<{ default: unknown }>(
+  ['../../../../configs/*.json', '!../../../../configs/*.schema.json'],
+  { eager: true },
+);
 
 /** Templates from a `path → module` map; files that are not agent configs are skipped. */
 export function templatesFrom(files: Record<string, { default: unknown }>): Template[] {
   const out: Template[] = [];
   for (const [path, module] of Object.entries(files)) {
-    const config = module.default as AgentConfig | undefined;
+    const config = module.default as AgentConfigDocument | undefined;
     if (!config || typeof config !== 'object' || !config.basic_settings) continue;
     const { $schema: _schema, ...rest } = config;
     const id =
@@ -28,7 +30,7 @@ export function templatesFrom(files: Record<string, { default: unknown }>): Temp
       id,
       name: config.basic_settings.name || id,
       description: config.basic_settings.description ?? '',
-      config: rest as AgentConfig,
+      config: rest as AgentConfigDocument,
     });
   }
   return out.sort((a, b) => a.id.localeCompare(b.id));

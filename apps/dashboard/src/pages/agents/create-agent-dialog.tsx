@@ -1,5 +1,6 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { type DragEvent, useEffect, useRef, useState } from 'react';
-import { type AgentConfig, blankConfig } from '../../config/agent-config.ts';
+import { blankConfig } from '../../config/agent-config.ts';
 import { fileTextToConfig } from '../../config/config-sync.ts';
 import { templates } from '../../config/templates.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
@@ -15,7 +16,7 @@ export function CreateAgentDialog({ onClose }: { onClose: () => void }) {
   useEffect(() => {
     ref.current?.showModal();
   }, []);
-  const open = (config: AgentConfig) => {
+  const open = (config: AgentConfigDocument) => {
     setPendingDraft(config);
     onClose();
     navigate({ name: 'new-agent' });

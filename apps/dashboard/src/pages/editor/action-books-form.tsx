@@ -1,14 +1,15 @@
+import type { ActionBook, AgentConfigDocument } from '@agentry/contract';
 import { Field } from '../../components/field.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { useIssueCount } from '../../components/issues-context.tsx';
 import { TextField } from '../../components/text-field.tsx';
-import { type ActionBook, type AgentConfig, blankActionBook } from '../../config/agent-config.ts';
+import { blankActionBook } from '../../config/agent-config.ts';
 import { moveItem } from '../../config/config-edit.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { Edit } from './edit.ts';
 
 /** "When … then …" rules as cards, each with the tools it may use picked from the agent's tools. */
-export function ActionBooksForm({ config, edit }: { config: AgentConfig; edit: Edit }) {
+export function ActionBooksForm({ config, edit }: { config: AgentConfigDocument; edit: Edit }) {
   const { t } = useI18n();
   const books = config.action_books ?? [];
   const toolNames = (config.tools ?? []).map((tool) => tool.name).filter(Boolean);

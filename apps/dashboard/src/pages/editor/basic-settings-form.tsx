@@ -1,14 +1,14 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { NumberField, SelectField, TextField } from '../../components/text-field.tsx';
-import type { AgentConfig } from '../../config/agent-config.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { ContextVariablesForm } from './context-variables-form.tsx';
 import type { Edit } from './edit.ts';
 
 /** Who the agent is, which model it uses and its limits. */
-export function BasicSettingsForm({ config, edit }: { config: AgentConfig; edit: Edit }) {
+export function BasicSettingsForm({ config, edit }: { config: AgentConfigDocument; edit: Edit }) {
   const { t } = useI18n();
   const basic = config.basic_settings ?? { name: '' };
-  const text = (key: keyof AgentConfig['basic_settings'], multiline = false) => (
+  const text = (key: keyof AgentConfigDocument['basic_settings'], multiline = false) => (
     <TextField
       pointer={`/basic_settings/${key}`}
       label={t(`basic.${key}`)}

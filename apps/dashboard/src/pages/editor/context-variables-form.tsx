@@ -1,11 +1,11 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { SelectField, TextField } from '../../components/text-field.tsx';
-import type { AgentConfig } from '../../config/agent-config.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { Edit } from './edit.ts';
 
 /** Variables the embedding application passes with each conversation (beyond the system ones). */
-export function ContextVariablesForm({ config, edit }: { config: AgentConfig; edit: Edit }) {
+export function ContextVariablesForm({ config, edit }: { config: AgentConfigDocument; edit: Edit }) {
   const { t } = useI18n();
   const vars = config.context ?? [];
   return (

@@ -1,16 +1,16 @@
-import type { AgentConfig } from '../../config/agent-config.ts';
+import type { AgentConfigDocument } from '@agentry/contract';
 
 /**
  * Hands a config from the create dialog (blank, template or dropped file) to the editor of a new
  * agent. In memory only: a reload of #/agents/new starts blank, which is what a user expects.
  */
-let pending: AgentConfig | undefined;
+let pending: AgentConfigDocument | undefined;
 
-export function setPendingDraft(config: AgentConfig): void {
+export function setPendingDraft(config: AgentConfigDocument): void {
   pending = structuredClone(config);
 }
 
-export function takePendingDraft(): AgentConfig | undefined {
+export function takePendingDraft(): AgentConfigDocument | undefined {
   const config = pending;
   pending = undefined;
   return config;

@@ -1,9 +1,10 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { IssuesContext } from '../../components/issues-context.tsx';
 import { Tabs } from '../../components/tabs.tsx';
-import { type AgentConfig, blankConfig } from '../../config/agent-config.ts';
+import { blankConfig } from '../../config/agent-config.ts';
 import { setIn } from '../../config/config-edit.ts';
 import { issuesByField, isUnder } from '../../config/field-pointer.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
@@ -31,7 +32,7 @@ interface Saved {
 /** Builds, checks, tests, versions and chats with one agent. The draft config is the single truth. */
 export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: string; initialTab: EditorTab }) {
   const { t } = useI18n();
-  const [config, setConfig] = useState<AgentConfig>(() =>
+  const [config, setConfig] = useState<AgentConfigDocument>(() =>
     routeAgentId ? blankConfig() : (takePendingDraft() ?? blankConfig()),
   );
   const [saved, setSaved] = useState<Saved>();

@@ -1,10 +1,10 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { ChipPalette } from '../../components/chip-palette.tsx';
 import { Field } from '../../components/field.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { KeyValueEditor } from '../../components/key-value-editor.tsx';
 import { TemplateInput } from '../../components/template-input.tsx';
 import { NumberField, SelectField } from '../../components/text-field.tsx';
-import type { AgentConfig } from '../../config/agent-config.ts';
 import { placeholderChoices } from '../../config/placeholders.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { Edit } from './edit.ts';
@@ -12,7 +12,7 @@ import type { Edit } from './edit.ts';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
 /** The HTTP request a tool sends: method, URL, headers, query and body, with placeholder chips. */
-export function EndpointEditor({ config, index, edit }: { config: AgentConfig; index: number; edit: Edit }) {
+export function EndpointEditor({ config, index, edit }: { config: AgentConfigDocument; index: number; edit: Edit }) {
   const { t } = useI18n();
   const endpoint = config.tools?.[index]?.endpoint ?? { url: '' };
   const base = `/tools/${index}/endpoint`;

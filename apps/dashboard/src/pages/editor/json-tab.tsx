@@ -1,5 +1,5 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { useRef, useState } from 'react';
-import type { AgentConfig } from '../../config/agent-config.ts';
 import { configToText, textToConfig } from '../../config/config-sync.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 
@@ -7,7 +7,13 @@ import { useI18n } from '../../i18n/i18n-context.tsx';
  * The draft as JSON. Typing valid JSON updates the form at once; while the text does not parse
  * the form keeps the last good config and the parse error is shown here.
  */
-export function JsonTab({ config, onChange }: { config: AgentConfig; onChange: (config: AgentConfig) => void }) {
+export function JsonTab({
+  config,
+  onChange,
+}: {
+  config: AgentConfigDocument;
+  onChange: (config: AgentConfigDocument) => void;
+}) {
   const { t } = useI18n();
   const rendered = configToText(config);
   const [text, setText] = useState(rendered);

@@ -1,8 +1,8 @@
+import type { ParametersSchema } from '@agentry/contract';
 import { type ReactNode, useContext, useState } from 'react';
 import { IssueList, PointerIssues } from '../../components/issue-list.tsx';
 import { IssuesContext } from '../../components/issues-context.tsx';
 import { useSyncedRows } from '../../components/use-synced-rows.ts';
-import type { ParametersSchema } from '../../config/agent-config.ts';
 import { fieldId } from '../../config/field-pointer.ts';
 import { toPointer } from '../../config/json-pointer.ts';
 import { blankParamRow, PARAM_TYPES, type ParamRow, rowsToSchema, schemaToRows } from '../../config/schema-builder.ts';

@@ -1,7 +1,7 @@
+import type { ToolConfig } from '@agentry/contract';
 import { Field } from '../../components/field.tsx';
 import { ListInput } from '../../components/list-input.tsx';
 import { NumberField } from '../../components/text-field.tsx';
-import type { ToolConfig } from '../../config/agent-config.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { Edit } from './edit.ts';
 

@@ -1,9 +1,9 @@
+import type { AgentConfigDocument, ToolConfig } from '@agentry/contract';
 import { useState } from 'react';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { useIssueCount } from '../../components/issues-context.tsx';
 import { TemplateTargetProvider } from '../../components/template-target.tsx';
 import { NumberField, SelectField, TextField } from '../../components/text-field.tsx';
-import type { AgentConfig, ToolConfig } from '../../config/agent-config.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { Edit } from './edit.ts';
 import { EndpointEditor } from './endpoint-editor.tsx';
@@ -12,7 +12,7 @@ import { ResponseOptions } from './response-options.tsx';
 import { ToolTester } from './tool-tester.tsx';
 
 interface ToolCardProps {
-  config: AgentConfig;
+  config: AgentConfigDocument;
   tool: ToolConfig;
   index: number;
   edit: Edit;

@@ -1,3 +1,4 @@
+import type { AgentConfigDocument, ToolConfig } from '@agentry/contract';
 import type { ToolTestResult } from '@agentry/contract/schemas';
 import { useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
@@ -5,7 +6,6 @@ import { ApiError } from '../../api/problem.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { IssueList } from '../../components/issue-list.tsx';
 import { JsonBlock } from '../../components/json-block.tsx';
-import type { AgentConfig, ToolConfig } from '../../config/agent-config.ts';
 import { exampleArguments, parseTyped, schemaToRows } from '../../config/schema-builder.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 
@@ -13,7 +13,7 @@ import { useI18n } from '../../i18n/i18n-context.tsx';
  * Fills example arguments, shows the exact request the tool would send (secrets masked by the
  * API), and on demand sends it for real to show status, timing and the shaped output.
  */
-export function ToolTester({ config, tool }: { config: AgentConfig; tool: ToolConfig }) {
+export function ToolTester({ config, tool }: { config: AgentConfigDocument; tool: ToolConfig }) {
   const { t } = useI18n();
   const rows = schemaToRows(tool.parameters);
   const [args, setArgs] = useState<Record<string, string>>(() =>

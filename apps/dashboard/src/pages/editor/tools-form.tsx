@@ -1,10 +1,11 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { PointerIssues } from '../../components/issue-list.tsx';
-import { type AgentConfig, blankTool } from '../../config/agent-config.ts';
+import { blankTool } from '../../config/agent-config.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { Edit } from './edit.ts';
 import { ToolCard } from './tool-card.tsx';
 
-export function ToolsForm({ config, edit }: { config: AgentConfig; edit: Edit }) {
+export function ToolsForm({ config, edit }: { config: AgentConfigDocument; edit: Edit }) {
   const { t } = useI18n();
   const tools = config.tools ?? [];
   return (

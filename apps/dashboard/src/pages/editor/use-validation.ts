@@ -1,7 +1,7 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import { useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { ApiError, type FieldIssue } from '../../api/problem.ts';
-import type { AgentConfig } from '../../config/agent-config.ts';
 
 export type ValidationState =
   | { status: 'checking' }
@@ -12,7 +12,7 @@ export type ValidationState =
 const DEBOUNCE_MS = 400;
 
 /** Validates the draft with the API's loader as the user types: debounced, stale answers dropped. */
-export function useValidation(config: AgentConfig): ValidationState {
+export function useValidation(config: AgentConfigDocument): ValidationState {
   const [state, setState] = useState<ValidationState>({ status: 'checking' });
   useEffect(() => {
     const controller = new AbortController();

@@ -13,7 +13,7 @@ import { useLoad } from '../../components/use-load.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { OriginsField, originList } from './origins-field.tsx';
 import { WidgetPreview } from './widget-preview.tsx';
-import { HEX_COLOR, type ThemeForm, themeForm, type WidgetSettings, withTheme } from './widget-theme.ts';
+import { HEX_COLOR, type ThemeForm, themeForm, withTheme } from './widget-theme.ts';
 
 const PREVIEW_KEY = (agentId: string) => `agentry.widgetKey.${agentId}`;
 
@@ -89,7 +89,7 @@ function ThemeEditor({ agent, onPublished }: { agent: Agent; onPublished: () => 
   const [notice, setNotice] = useState('');
   const publish = useAction();
   useEffect(() => {
-    if (version.data?.config) setForm(themeForm(version.data.config.widget as WidgetSettings | undefined));
+    if (version.data?.config) setForm(themeForm(version.data.config.widget));
   }, [version.data]);
   if (!form) return version.error ? <ErrorBanner error={version.error} /> : <p role="status">{t('common.loading')}</p>;
   const set = (patch: Partial<ThemeForm>) => setForm({ ...form, ...patch });

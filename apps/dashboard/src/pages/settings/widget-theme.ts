@@ -1,15 +1,4 @@
-import type { AgentConfig } from '../../config/agent-config.ts';
-
-/** The agent config's `widget` section (configs/agent-config.schema.json `$defs/widget`). */
-export interface WidgetSettings {
-  title?: string;
-  greeting?: string;
-  colors?: { primary?: string; background?: string; text?: string };
-  position?: 'bottom-right' | 'bottom-left';
-  suggested_questions?: string[];
-  browser_js_eval?: boolean;
-  allowed_origins?: string[];
-}
+import type { AgentConfigDocument, WidgetConfig } from '@agentry/contract';
 
 /** What the theme form edits, as plain strings (empty = not set). */
 export interface ThemeForm {
@@ -24,7 +13,7 @@ export interface ThemeForm {
 
 export const HEX_COLOR = /^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
 
-export function themeForm(widget: WidgetSettings | undefined): ThemeForm {
+export function themeForm(widget: WidgetConfig | undefined): ThemeForm {
   return {
     title: widget?.title ?? '',
     greeting: widget?.greeting ?? '',
@@ -43,8 +32,8 @@ export function themeForm(widget: WidgetSettings | undefined): ThemeForm {
  * @example
  * withTheme(config, { ...themeForm(undefined), title: 'Help' }).widget; // { title: 'Help', position: 'bottom-right' }
  */
-export function withTheme(config: AgentConfig, form: ThemeForm): AgentConfig {
-  const previous = (config.widget ?? {}) as WidgetSettings;
+export function withTheme(config: AgentConfigDocument, form: ThemeForm): AgentConfigDocument {
+  const previous: WidgetConfig = config.widget ?? {};
   const colors = Object.fromEntries(
     (['primary', 'background', 'text'] as const).flatMap((k) => (form[k].trim() ? [[k, form[k].trim()]] : [])),
   );
@@ -52,7 +41,7 @@ export function withTheme(config: AgentConfig, form: ThemeForm): AgentConfig {
     .split('\n')
     .map((q) => q.trim())
     .filter(Boolean);
-  const widget: WidgetSettings = {
+  const widget: WidgetConfig = {
     ...(form.title.trim() ? { title: form.title.trim() } : {}),
     ...(form.greeting.trim() ? { greeting: form.greeting.trim() } : {}),
     ...(Object.keys(colors).length ? { colors } : {}),

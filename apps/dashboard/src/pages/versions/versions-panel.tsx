@@ -1,10 +1,10 @@
+import type { AgentConfigDocument } from '@agentry/contract';
 import type { ConfigChange } from '@agentry/contract/schemas';
 import { useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { ListTable } from '../../components/list-table.tsx';
 import { Loaded } from '../../components/loaded.tsx';
 import { useLoad } from '../../components/use-load.ts';
-import type { AgentConfig } from '../../config/agent-config.ts';
 import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { DiffTable } from './diff-table.tsx';
@@ -14,7 +14,7 @@ interface VersionsPanelProps {
   /** Bumped by the editor after a save, so the list reloads. */
   refreshKey: number;
   onPublished: () => void;
-  onLoad: (config: AgentConfig, version: number) => void;
+  onLoad: (config: AgentConfigDocument, version: number) => void;
 }
 
 /** History, publish / roll back in one click, and a side-by-side diff of any two versions. */
