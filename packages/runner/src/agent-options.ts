@@ -60,6 +60,9 @@ export function agentOptions(ctx: ProcessorContext, inputs: LoopInputs): AgentRu
       deps.events || telemetry
         ? (event) => {
             telemetry?.observe(run, event);
+            // `waiting` goes out once the run is parked (`pauseForInput`): a client that answers as
+            // soon as it sees the prompt must find the run waiting, not still running.
+            if (event.type === 'waiting') return;
             // Not awaited: the loop does not wait a round trip per delta. One writer connection
             // keeps events in order, and the final status is published (and awaited) after them.
             void deps.events?.publish(run.id, event).catch((error: unknown) => {

@@ -127,6 +127,36 @@ describe.each(testDatabaseKinds())('the start of a run on %s', (kind) => {
     expect(events.at(-1)).toMatchObject({ type: 'run-status', status: 'completed', final: true });
   });
 
+  it('announces `waiting` only once the run is parked: a client answering on seeing it finds the run waiting', async () => {
+    const { agent, conversation } = await conversationWith({
+      tools: [
+        {
+          name: 'browser_js_eval',
+          description: 'Run JavaScript in the browser',
+          type: 'client',
+          parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+        },
+      ],
+    });
+    const run = await send(conversation.id, agent.id, 'what is 1+1');
+    fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_1', name: 'browser_js_eval', arguments: { code: '1+1' } }] });
+    // What a browser does on the event: it reads (answers) the run at once.
+    const bus = createMemoryBus();
+    const seenOnWaiting: Array<Promise<string | undefined>> = [];
+    const events: typeof bus = {
+      ...bus,
+      publish: (runId, event) => {
+        if (event.type === 'waiting') seenOnWaiting.push(getRun(db, tenantId, runId).then((r) => r?.status));
+        return bus.publish(runId, event);
+      },
+    };
+    const { outcome } = await process(run.id, { events });
+    expect(outcome).toBeUndefined();
+    expect(await Promise.all(seenOnWaiting)).toEqual(['waiting']);
+    const waiting = (await getRun(db, tenantId, run.id))!;
+    expect(waiting.status).toBe('waiting');
+  });
+
   it('keeps the claim when the setup fails: the failure is written with its fence', async () => {
     const { agent, conversation } = await conversationWith({ model: { api_key_secret: 'NOT_SET' } });
     const run = await send(conversation.id, agent.id, 'hi');

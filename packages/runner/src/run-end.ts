@@ -87,7 +87,13 @@ export async function pauseForInput(
     webhooks === undefined ? {} : { webhooks },
   );
   if (!parked) return;
-  // The loop announced `waiting` itself when the model asked; a resume that found no answer yet did not.
-  if (result.steps.length === 0) await ctx.publish(run.id, { type: 'waiting', pending: result.pending ?? [] });
+  // Only now that the run is parked (the loop's own `waiting` is held back until here): an answer
+  // sent on seeing it finds the run waiting. `step` is the loop's step that asked, if it asked now.
+  const asked = result.steps.at(-1);
+  await ctx.publish(run.id, {
+    type: 'waiting',
+    ...(asked ? { step: asked.index } : {}),
+    pending: result.pending ?? [],
+  });
   await ctx.publish(run.id, { type: 'run-status', status: 'waiting', pending: result.pending ?? [] });
 }
