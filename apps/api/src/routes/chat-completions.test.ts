@@ -10,7 +10,7 @@ import {
   seedConfig,
   startHarness,
 } from '../test-support/harness.ts';
-import { parseModel, splitMessages } from './chat-completions.ts';
+import { parseModel, splitMessages } from './openai-request.ts';
 
 const modes: Mode[] = ['embedded'];
 if (availableServices().postgres && availableServices().redis) modes.push('production');
