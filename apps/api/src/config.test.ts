@@ -37,3 +37,31 @@ describe('mail settings', () => {
     expect(refused({ ...SMTP, SMTP_URL: 'http://mail.test' })).toMatch(/SMTP_URL/);
   });
 });
+
+describe('settings the API and the worker read alike', () => {
+  it('observability and the sweeper: defaults, values, and a bad value named', () => {
+    const config = readApiConfig(SERVER, false);
+    expect([config.metricsToken, config.otlpEndpoint]).toEqual([undefined, undefined]);
+    expect(config.sweeper).toEqual({ intervalMs: 30_000, waitingTimeoutSeconds: 86_400 });
+    const set = readApiConfig(
+      {
+        ...SERVER,
+        METRICS_TOKEN: 'a-long-enough-token',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        SWEEP_INTERVAL_MS: '500',
+        WAITING_RUN_TTL_SECONDS: '60',
+      },
+      false,
+    );
+    expect(set).toMatchObject({
+      metricsToken: 'a-long-enough-token',
+      otlpEndpoint: 'http://collector:4318',
+      sweeper: { intervalMs: 500, waitingTimeoutSeconds: 60 },
+    });
+    expect(() => readApiConfig({ ...SERVER, METRICS_TOKEN: 'short' }, false)).toThrow(/METRICS_TOKEN/);
+    expect(() => readApiConfig({ ...SERVER, OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://x' }, false)).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+    expect(() => readApiConfig({ ...SERVER, WAITING_RUN_TTL_SECONDS: '0' }, false)).toThrow(/WAITING_RUN_TTL_SECONDS/);
+  });
+});

@@ -10,11 +10,12 @@ import {
   envUrl,
   LOG_LEVELS,
   mcpStdioServersFromEnv,
+  observabilityFromEnv,
   type StdioServerDefinitions,
   secretKeysFromEnv,
 } from '@agentry/env';
 import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
-import { DEFAULT_WAITING_TIMEOUT_SECONDS, MAX_WAITING_TIMEOUT_SECONDS, type SweeperSettings } from '@agentry/runner';
+import { type SweeperSettings, sweeperSettingsFromEnv } from '@agentry/runner';
 import { type WebhookSettings, webhookSettingsFromEnv } from '@agentry/webhooks';
 import type { AdmissionOptions } from './http/admission.ts';
 import type { MailSettings } from './mail/mailer.ts';
@@ -94,10 +95,6 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
   const token = envString(env, 'PLATFORM_ADMIN_TOKEN');
   if (token !== undefined && token.length < 16)
     throw new EnvError('PLATFORM_ADMIN_TOKEN', 'use at least 16 characters');
-  const metricsToken = envString(env, 'METRICS_TOKEN');
-  if (metricsToken !== undefined && metricsToken.length < 16)
-    throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
-  const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
   const mcpStdioServers = mcpStdioServersFromEnv(env);
   const runWaitMs = envInt(env, 'RUN_WAIT_MS', 60_000, [0, 600_000]);
   return {
@@ -124,19 +121,12 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 1200, [1, 10_000_000]),
     rateLimitPerEndUserPerMinute: envInt(env, 'RATE_LIMIT_PER_END_USER_PER_MINUTE', 120, [1, 10_000_000]),
     trustedProxies: envInt(env, 'TRUSTED_PROXIES', 0, [0, 10]),
-    ...(metricsToken ? { metricsToken } : {}),
-    ...(otlpEndpoint ? { otlpEndpoint } : {}),
+    ...observabilityFromEnv(env),
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
     admission: admissionFromEnv(env, databaseUrl === undefined),
     mail: mailFromEnv(env, embedded),
-    sweeper: {
-      intervalMs: envInt(env, 'SWEEP_INTERVAL_MS', 30_000, [100, 3_600_000]),
-      waitingTimeoutSeconds: envInt(env, 'WAITING_RUN_TTL_SECONDS', DEFAULT_WAITING_TIMEOUT_SECONDS, [
-        1,
-        MAX_WAITING_TIMEOUT_SECONDS,
-      ]),
-    },
+    sweeper: sweeperSettingsFromEnv(env),
   };
 }
 

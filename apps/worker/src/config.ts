@@ -9,11 +9,12 @@ import {
   envUrl,
   LOG_LEVELS,
   mcpStdioServersFromEnv,
+  observabilityFromEnv,
   type StdioServerDefinitions,
   secretKeysFromEnv,
 } from '@agentry/env';
 import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
-import { DEFAULT_WAITING_TIMEOUT_SECONDS, MAX_WAITING_TIMEOUT_SECONDS, type SweeperSettings } from '@agentry/runner';
+import { type SweeperSettings, sweeperSettingsFromEnv } from '@agentry/runner';
 import { type WebhookSettings, webhookSettingsFromEnv } from '@agentry/webhooks';
 
 export interface WorkerConfig {
@@ -55,10 +56,6 @@ export function readWorkerConfig(env: Env): WorkerConfig {
   const secretKeys = secretKeysFromEnv(env);
   if (!databaseUrl) throw new EnvError('DATABASE_URL', 'the worker needs a Postgres URL');
   if (!redisUrl) throw new EnvError('REDIS_URL', 'the worker needs a Redis URL');
-  const metricsToken = envString(env, 'METRICS_TOKEN');
-  if (metricsToken !== undefined && metricsToken.length < 16)
-    throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
-  const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
   const mcpStdioServers = mcpStdioServersFromEnv(env);
   return {
     databaseUrl,
@@ -75,16 +72,9 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     jobLockMs: envInt(env, 'JOB_LOCK_MS', 30_000, [1000, 600_000]),
     metricsPort: envInt(env, 'METRICS_PORT', 9464, [0, 65535]),
     metricsHost: envString(env, 'HOST') ?? '127.0.0.1',
-    ...(metricsToken ? { metricsToken } : {}),
-    ...(otlpEndpoint ? { otlpEndpoint } : {}),
+    ...observabilityFromEnv(env),
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
-    sweeper: {
-      intervalMs: envInt(env, 'SWEEP_INTERVAL_MS', 30_000, [100, 3_600_000]),
-      waitingTimeoutSeconds: envInt(env, 'WAITING_RUN_TTL_SECONDS', DEFAULT_WAITING_TIMEOUT_SECONDS, [
-        1,
-        MAX_WAITING_TIMEOUT_SECONDS,
-      ]),
-    },
+    sweeper: sweeperSettingsFromEnv(env),
   };
 }

@@ -100,3 +100,26 @@ export function egressAllowlistFromEnv(env: Env): string[] {
   if (invalid.length > 0) throw new EnvError('EGRESS_ALLOWLIST', `not a host, *.domain or CIDR: ${invalid.join(', ')}`);
   return list;
 }
+
+/** Where a process's metrics and traces go: `METRICS_TOKEN` (16+ characters) and `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+export interface ObservabilitySettings {
+  /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** OTLP/HTTP endpoint for traces; unset = no OpenTelemetry SDK. */
+  otlpEndpoint?: string;
+}
+
+/**
+ * `METRICS_TOKEN` and `OTEL_EXPORTER_OTLP_ENDPOINT`, read alike by the API and the worker; throws
+ * `EnvError` for a token shorter than 16 characters or an endpoint that is not http(s).
+ *
+ * @example
+ * const { metricsToken, otlpEndpoint } = observabilityFromEnv(process.env);
+ */
+export function observabilityFromEnv(env: Env): ObservabilitySettings {
+  const metricsToken = envString(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    throw new EnvError('METRICS_TOKEN', 'use at least 16 characters');
+  const otlpEndpoint = envUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  return { ...(metricsToken ? { metricsToken } : {}), ...(otlpEndpoint ? { otlpEndpoint } : {}) };
+}

@@ -9,6 +9,8 @@ export {
   envString,
   envUrl,
   LOG_LEVELS,
+  type ObservabilitySettings,
+  observabilityFromEnv,
   secretKeysFromEnv,
 } from './env.ts';
 export { mcpStdioServersFromEnv, type StdioServerDefinitions } from './mcp-stdio-env.ts';

@@ -13,6 +13,7 @@ export {
   type SweeperOptions,
   type SweeperSettings,
   startSweeper,
+  sweeperSettingsFromEnv,
   sweepStuckRuns,
 } from './sweeper.ts';
 export { systemContext } from './system-context.ts';

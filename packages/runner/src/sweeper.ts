@@ -9,6 +9,7 @@ import {
   staleRuns,
   touchWaitingRuns,
 } from '@agentry/db';
+import { type Env, envInt } from '@agentry/env';
 import { type RunScheduler, runJobData } from '@agentry/queue';
 import type { RunEventBus } from '@agentry/run-events';
 
@@ -43,6 +44,23 @@ export interface SweeperSettings {
   intervalMs: number;
   /** A waiting run's deadline when its agent's config sets no `limits.waiting_timeout`. */
   waitingTimeoutSeconds: number;
+}
+
+/**
+ * `SWEEP_INTERVAL_MS` and `WAITING_RUN_TTL_SECONDS`, for the apps that run the sweeper (the
+ * worker, the embedded API); throws `EnvError` naming a bad one.
+ *
+ * @example
+ * const sweeper = sweeperSettingsFromEnv(process.env);
+ */
+export function sweeperSettingsFromEnv(env: Env): SweeperSettings {
+  return {
+    intervalMs: envInt(env, 'SWEEP_INTERVAL_MS', 30_000, [100, 3_600_000]),
+    waitingTimeoutSeconds: envInt(env, 'WAITING_RUN_TTL_SECONDS', DEFAULT_WAITING_TIMEOUT_SECONDS, [
+      1,
+      MAX_WAITING_TIMEOUT_SECONDS,
+    ]),
+  };
 }
 
 /**
