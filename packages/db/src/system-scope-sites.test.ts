@@ -29,11 +29,11 @@ const CALL_WITH_REASON = /withSystemScope\(\s*[\w.]+\s*,\s*(['"`])((?:(?!\1).)+)
 
 /**
  * Work that sees every tenant is the exception: each place that opens the system scope says why
- * (a literal reason), and ARCHITECTURE.md lists that reason, so the list there stays complete.
+ * (a literal reason), and docs/architecture/tenant-isolation.md lists that reason, so the list there stays complete.
  */
 describe('system-scope call sites', () => {
-  it('are few, give a literal reason, and are all listed in ARCHITECTURE.md', () => {
-    const architecture = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+  it('are few, give a literal reason, and are all listed in docs/architecture/tenant-isolation.md', () => {
+    const architecture = readFileSync(join(root, 'docs/architecture/tenant-isolation.md'), 'utf8');
     const sites: Array<{ file: string; reason: string }> = [];
     for (const path of sources()) {
       const file = relative(root, path);

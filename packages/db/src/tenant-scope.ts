@@ -72,7 +72,7 @@ export async function withTenantScope<T>(
  * Runs `work` in a transaction that sees every tenant's rows (`set_config('app.system', 'on',
  * true)`, honoured by the row-level security policies). Only for work that cannot know its tenant
  * yet or spans tenants: finding an API key by its hash, the stuck-run sweeper, … Every caller is
- * listed in ARCHITECTURE.md ("Tenant isolation"); `reason` says why, for readers and greps.
+ * listed in docs/architecture/tenant-isolation.md; `reason` says why, for readers and greps.
  * Refused inside a tenant-scoped transaction: a tenant's work never widens itself.
  *
  * @example
