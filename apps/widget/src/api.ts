@@ -1,21 +1,5 @@
-import type { Problem } from '@agentry/contract';
+import { ProblemError } from '@agentry/contract';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-
-/** A failed request: `network` (no answer at all) or `http` (a problem+json answer). */
-export class ApiError extends Error {
-  readonly kind: 'network' | 'http';
-  readonly status: number;
-  readonly code: string;
-  readonly retryAfterSeconds: number | undefined;
-
-  constructor(kind: 'network' | 'http', status: number, code: string, message: string, retryAfterSeconds?: number) {
-    super(message);
-    this.kind = kind;
-    this.status = status;
-    this.code = code;
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
 
 export interface Api {
   request(
@@ -52,17 +36,13 @@ export function createApi(base: string, key: string, endUserToken: () => string 
       });
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      throw new ApiError('network', 0, 'network_error', String(error));
+      throw ProblemError.network(String(error));
     }
     if (res.ok) return res;
-    const problem: Partial<Record<keyof Problem, unknown>> = await res.json().catch(() => ({}));
-    const retryAfter = Number(res.headers.get('retry-after'));
-    throw new ApiError(
-      'http',
+    throw ProblemError.fromResponse(
       res.status,
-      typeof problem.code === 'string' ? problem.code : `http_${res.status}`,
-      typeof problem.detail === 'string' ? problem.detail : res.statusText,
-      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      await res.json().catch(() => undefined),
+      res.headers.get('retry-after'),
     );
   }
   return {

@@ -1,6 +1,6 @@
-import { FINAL_RUN_STATUSES } from '@agentry/contract';
+import { FINAL_RUN_STATUSES, ProblemError } from '@agentry/contract';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { type Api, ApiError, readEventStream } from './api.ts';
+import { type Api, readEventStream } from './api.ts';
 
 /** Run statuses after which no event follows (the contract's list, shared with the API). */
 export const FINAL_STATUSES = new Set<string>(FINAL_RUN_STATUSES);
@@ -18,7 +18,7 @@ export interface FollowHooks {
   /** Events flow again after a retry. */
   onResumed(): void;
   /** The run ended (its final event) or cannot be followed (`error`, an HTTP 4xx). */
-  onEnd(error?: ApiError): void;
+  onEnd(error?: ProblemError): void;
 }
 
 /** Waits `ms`, or less when the browser comes back online or the follower is stopped. */
@@ -37,8 +37,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** A 4xx other than 429 will not get better by retrying. */
-function isFatal(error: unknown): error is ApiError {
-  return error instanceof ApiError && error.kind === 'http' && error.status !== 429 && error.status < 500;
+function isFatal(error: unknown): error is ProblemError {
+  return error instanceof ProblemError && error.kind === 'http' && error.status !== 429 && error.status < 500;
 }
 
 /**

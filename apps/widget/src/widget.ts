@@ -1,3 +1,4 @@
+import { ProblemError } from '@agentry/contract';
 import type {
   Conversation,
   ConversationDetail,
@@ -10,7 +11,7 @@ import type {
   WidgetSettings,
 } from '@agentry/contract/schemas';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { type Api, ApiError, createApi } from './api.ts';
+import { type Api, createApi } from './api.ts';
 import { ClientTools, type ToolHandler } from './client-tools.ts';
 import { Emitter, type Listener, type WidgetEvent } from './events.ts';
 import { describeFailure } from './failure.ts';
@@ -227,7 +228,7 @@ export class Widget {
     try {
       transcript = await this.api.json<ConversationDetail>('GET', `/v1/conversations/${conversationId}`);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
+      if (error instanceof ProblemError && error.status === 404) {
         this.session.reset({});
         this.intro(false);
         return;
@@ -270,7 +271,7 @@ export class Widget {
     try {
       return await this.postMessage(text, signal);
     } catch (error) {
-      if (!(error instanceof ApiError && error.code === 'conversation_not_found')) throw error;
+      if (!(error instanceof ProblemError && error.code === 'conversation_not_found')) throw error;
       this.session.state = {};
       await this.createConversation();
       return this.postMessage(text, signal);
@@ -303,7 +304,13 @@ export class Widget {
     if (state.runId) return state.runId;
     const transcript = await this.api.json<ConversationDetail>('GET', `/v1/conversations/${state.conversationId}`);
     const runId = transcript.messages.findLast((m) => m.role === 'user')?.run_id ?? undefined;
-    if (!runId) throw new ApiError('http', 404, 'run_not_found', 'No run for this conversation');
+    if (!runId)
+      throw new ProblemError({
+        title: 'No run',
+        status: 404,
+        detail: 'No run for this conversation',
+        code: 'run_not_found',
+      });
     this.session.state.runId = runId;
     this.session.save();
     return runId;
@@ -410,7 +417,8 @@ export class Widget {
   /** Shows a failure in the panel and tells the page's `error` listeners. */
   private fail(error: unknown): void {
     const { code, lines } = describeFailure(error, this.t);
-    if (error instanceof ApiError && error.kind === 'http') console.warn(`[agentry] ${error.code}: ${error.message}`);
+    if (error instanceof ProblemError && error.kind === 'http')
+      console.warn(`[agentry] ${error.code}: ${error.message}`);
     this.view.showNotice(lines, code);
     this.events.emit('error', { code, message: error instanceof Error ? error.message : String(error) });
   }

@@ -1,5 +1,5 @@
+import { ProblemError } from '@agentry/contract';
 import { apiRequest, failure } from './client.ts';
-import { ApiError } from './problem.ts';
 import { createSseParser } from './sse-parser.ts';
 
 const enc = encodeURIComponent;
@@ -81,7 +81,8 @@ export async function followRun(
     } catch (error) {
       if (signal?.aborted) return;
       // The API refused (not found, forbidden…): reconnecting would not help.
-      if (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
+      if (error instanceof ProblemError && error.status >= 400 && error.status < 500 && error.status !== 429)
+        throw error;
       if (attempt >= MAX_RECONNECTS) throw error;
     }
     if (signal?.aborted) return;
@@ -109,7 +110,7 @@ export async function streamMessage(
   if (!res.ok) throw await failure(res, path);
   const runId = /\/v1\/runs\/([^/?#]+)/.exec(res.headers.get('location') ?? '')?.[1];
   if (!runId)
-    throw new ApiError({
+    throw new ProblemError({
       title: 'no run',
       status: res.status,
       detail: 'The API did not name the run',

@@ -1,9 +1,9 @@
+import { ProblemError } from '@agentry/contract';
 import { authHeaders, sessionExpired } from '../auth/session.ts';
 import { apiBase } from './api-base.ts';
-import { ApiError, toProblem } from './problem.ts';
 
 /**
- * One request to the API with the sign-in's headers; network failures become ApiError
+ * One request to the API with the sign-in's headers; network failures become ProblemError
  * `network_error`, aborts stay AbortError. The response is returned as is (streams included).
  */
 export async function apiRequest(
@@ -24,12 +24,12 @@ export async function apiRequest(
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiError({ title: 'network error', status: 0, detail: (error as Error).message, code: 'network_error' });
+    throw ProblemError.network((error as Error).message);
   }
 }
 
-/** The failed response as ApiError; a 401 outside /v1/auth/ also signs the user out. */
-export async function failure(res: Response, path: string): Promise<ApiError> {
+/** The failed response as ProblemError; a 401 outside /v1/auth/ also signs the user out. */
+export async function failure(res: Response, path: string): Promise<ProblemError> {
   const text = await res.text().catch(() => '');
   let parsed: unknown;
   try {
@@ -38,12 +38,10 @@ export async function failure(res: Response, path: string): Promise<ApiError> {
     parsed = text;
   }
   if (res.status === 401 && !path.startsWith('/v1/auth/')) sessionExpired();
-  const problem = toProblem(res.status, parsed);
-  const retryAfter = Number(res.headers.get('retry-after'));
-  return new ApiError(Number.isFinite(retryAfter) && retryAfter > 0 ? { ...problem, retryAfter } : problem);
+  return ProblemError.fromResponse(res.status, parsed, res.headers.get('retry-after'));
 }
 
-/** One JSON call to the API; failures throw ApiError carrying the problem+json. */
+/** One JSON call to the API; failures throw ProblemError carrying the problem+json. */
 export async function apiFetch<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const res = await apiRequest(method, path, {
     ...(body !== undefined ? { body } : {}),

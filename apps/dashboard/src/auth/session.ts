@@ -1,4 +1,5 @@
 import type { Role } from '@agentry/contract';
+import { ProblemError } from '@agentry/contract';
 import type {
   AcceptInvitationBody,
   ConfirmEmailBody,
@@ -10,7 +11,6 @@ import type {
 } from '@agentry/contract/schemas';
 import { useSyncExternalStore } from 'react';
 import { apiFetch } from '../api/client.ts';
-import { ApiError } from '../api/problem.ts';
 
 /**
  * The only place that knows how the dashboard authenticates.
@@ -155,7 +155,7 @@ export async function signInWithKey(key: string): Promise<void> {
     await apiFetch('GET', '/v1/agents?limit=1');
   } catch (error) {
     // Only a refusal of the key keeps the user out; a missing route or a hiccup does not.
-    if (error instanceof ApiError && error.status === 401) {
+    if (error instanceof ProblemError && error.status === 401) {
       sessionStorage.removeItem(KEY_STORAGE);
       throw error;
     }

@@ -1,5 +1,5 @@
+import { ProblemError } from '@agentry/contract';
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../api/problem.ts';
 
 /**
  * A form's submit handler that runs `action` once at a time and shows what went wrong: the page's
@@ -14,7 +14,7 @@ import { ApiError } from '../api/problem.ts';
  */
 export function useFormSubmit(
   action: () => Promise<void>,
-  wordsFor: (problem: ApiError) => string | undefined,
+  wordsFor: (problem: ProblemError) => string | undefined,
   onError?: () => void,
 ) {
   const [busy, setBusy] = useState(false);
@@ -27,7 +27,7 @@ export function useFormSubmit(
       await action();
     } catch (e) {
       onError?.();
-      const words = e instanceof ApiError ? wordsFor(e) : undefined;
+      const words = e instanceof ProblemError ? wordsFor(e) : undefined;
       setError(words ?? (e instanceof Error ? e.message : String(e)));
     } finally {
       setBusy(false);

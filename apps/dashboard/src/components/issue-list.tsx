@@ -1,4 +1,4 @@
-import type { FieldIssue } from '../api/problem.ts';
+import type { FieldIssue } from '@agentry/contract';
 import { fieldId } from '../config/field-pointer.ts';
 import { useIssues } from './issues-context.tsx';
 

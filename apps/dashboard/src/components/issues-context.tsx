@@ -1,5 +1,5 @@
+import type { FieldIssue } from '@agentry/contract';
 import { createContext, useContext } from 'react';
-import type { FieldIssue } from '../api/problem.ts';
 
 /** Loader issues of the draft, keyed by the field pointer they belong to (see field-pointer.ts). */
 export const IssuesContext = createContext<Map<string, FieldIssue[]>>(new Map());

@@ -1,4 +1,4 @@
-import type { FieldIssue } from '../api/problem.ts';
+import type { FieldIssue } from '@agentry/contract';
 import { parsePointer, toPointer } from './json-pointer.ts';
 
 const KEYED_SECTIONS = new Set(['headers', 'query_params', 'body']);

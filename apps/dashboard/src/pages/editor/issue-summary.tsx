@@ -1,4 +1,4 @@
-import type { FieldIssue } from '../../api/problem.ts';
+import type { FieldIssue } from '@agentry/contract';
 import { fieldId, fieldPointer } from '../../config/field-pointer.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { EditorTab } from '../../router/routes.ts';

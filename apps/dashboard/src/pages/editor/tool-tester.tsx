@@ -1,8 +1,8 @@
 import type { AgentConfigDocument, ToolConfig } from '@agentry/contract';
+import { ProblemError } from '@agentry/contract';
 import type { ToolTestResult } from '@agentry/contract/schemas';
 import { useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
-import { ApiError } from '../../api/problem.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { IssueList } from '../../components/issue-list.tsx';
 import { JsonBlock } from '../../components/json-block.tsx';
@@ -93,7 +93,7 @@ export function ToolTester({ config, tool }: { config: AgentConfigDocument; tool
         </button>
         {busy ? <span role="status">{t('common.loading')}</span> : null}
       </div>
-      {error instanceof ApiError && error.problem.errors ? (
+      {error instanceof ProblemError && error.problem.errors ? (
         <IssueList issues={error.problem.errors} />
       ) : (
         <ErrorBanner error={error} />

@@ -1,7 +1,7 @@
 import type { AgentConfigDocument } from '@agentry/contract';
+import { type FieldIssue, ProblemError } from '@agentry/contract';
 import { useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
-import { ApiError, type FieldIssue } from '../../api/problem.ts';
 
 export type ValidationState =
   | { status: 'checking' }
@@ -23,9 +23,9 @@ export function useValidation(config: AgentConfigDocument): ValidationState {
         if (!controller.signal.aborted) setState({ status: 'valid' });
       } catch (error) {
         if (controller.signal.aborted) return;
-        if (error instanceof ApiError && error.problem.errors?.length) {
+        if (error instanceof ProblemError && error.problem.errors?.length) {
           setState({ status: 'invalid', issues: error.problem.errors });
-        } else if (error instanceof ApiError && error.status === 422) {
+        } else if (error instanceof ProblemError && error.status === 422) {
           setState({ status: 'invalid', issues: [{ path: '', code: error.code, message: error.message }] });
         } else {
           setState({ status: 'unavailable', message: (error as Error).message });

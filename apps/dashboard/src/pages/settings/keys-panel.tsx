@@ -1,6 +1,6 @@
+import { ProblemError } from '@agentry/contract';
 import type { ApiKeyCreated, NewApiKeyBody } from '@agentry/contract/schemas';
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../../api/problem.ts';
 import { keysApi, SCOPE_RESOURCES } from '../../api/settings-api.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
@@ -143,7 +143,7 @@ function NewKeyForm({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) 
       setOrigins('');
     });
   };
-  const issues = create.error instanceof ApiError ? (create.error.problem.errors ?? []) : [];
+  const issues = create.error instanceof ProblemError ? (create.error.problem.errors ?? []) : [];
   const issuesAt = (prefix: string) => issues.filter((i) => i.path === prefix || i.path.startsWith(`${prefix}/`));
   const canSubmit = kind === 'secret' ? all || scopes.length > 0 : picked.length > 0 && origin.length > 0;
   return (
