@@ -1,5 +1,5 @@
 import { ProblemError } from '@agentry/contract';
-import { authHeaders, sessionExpired } from '../auth/session.ts';
+import { authHeaders, sessionExpired } from '../auth/session-store.ts';
 import { apiBase } from './api-base.ts';
 
 /**

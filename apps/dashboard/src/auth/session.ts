@@ -1,89 +1,29 @@
-import type { Role } from '@agentry/contract';
 import { ProblemError } from '@agentry/contract';
 import type {
   AcceptInvitationBody,
   ConfirmEmailBody,
   ConfirmPasswordResetBody,
   LoginBody,
-  Membership,
   RequestPasswordResetBody,
   Session,
 } from '@agentry/contract/schemas';
-import { useSyncExternalStore } from 'react';
 import { apiFetch } from '../api/client.ts';
+import { authState, KEY_STORAGE, pickTenant, readSecretKey, setAuth as set, signedIn } from './session-store.ts';
+
+export {
+  type AuthState,
+  authHeaders,
+  authState,
+  currentRole,
+  selectTenant,
+  sessionExpired,
+  useAuth,
+} from './session-store.ts';
 
 /**
- * The only place that knows how the dashboard authenticates.
- *
- * - People sign in with email + password: the API sets an HttpOnly `agentry_session` cookie (same
- *   origin, so `fetch` sends it by itself). Every tenant call names the tenant in
- *   `X-Agentry-Tenant`; unsafe methods also carry the session's `X-CSRF-Token`, which lives only in
- *   memory and is fetched again from `GET /v1/auth/session` after a reload.
- * - Developers may use a tenant secret key instead (`Authorization: Bearer sk_…`), kept in
- *   sessionStorage so it is gone when the tab closes.
+ * The sign-in actions: each asks the API and records the outcome in the session store
+ * (`session-store.ts`, which also says how requests authenticate).
  */
-
-/** Who is signed in: nobody (yet), a secret key, or a user with a session and a selected tenant. */
-export type AuthState =
-  | { status: 'checking' }
-  | { status: 'signed-out' }
-  | { status: 'key' }
-  | { status: 'user'; session: Session; tenant: Membership | undefined };
-
-const KEY_STORAGE = 'agentry.secretKey';
-const TENANT_STORAGE = 'agentry.tenant';
-const UNSAFE = /^(POST|PUT|PATCH|DELETE)$/i;
-
-let state: AuthState = { status: 'checking' };
-const listeners = new Set<() => void>();
-
-function set(next: AuthState): void {
-  state = next;
-  for (const listener of listeners) listener();
-}
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-/** The current sign-in, re-rendering on every change (login, tenant switch, logout, expiry). */
-export function useAuth(): AuthState {
-  return useSyncExternalStore(subscribe, () => state);
-}
-
-export function authState(): AuthState {
-  return state;
-}
-
-function readSecretKey(): string | undefined {
-  return sessionStorage.getItem(KEY_STORAGE) ?? undefined;
-}
-
-/** The stored tenant when the user is still a member of it, else their first membership. */
-function pickTenant(session: Session, preferred = localStorage.getItem(TENANT_STORAGE)): Membership | undefined {
-  return session.memberships.find((m) => m.tenant_id === preferred) ?? session.memberships[0];
-}
-
-function signedIn(session: Session, tenant = pickTenant(session)): void {
-  if (tenant) localStorage.setItem(TENANT_STORAGE, tenant.tenant_id);
-  set({ status: 'user', session, tenant });
-}
-
-/**
- * Headers a request to `path` carries: the key, or the tenant (tenant routes) and the CSRF token
- * (unsafe methods) of the cookie session.
- */
-export function authHeaders(method = 'GET', path = ''): Record<string, string> {
-  // A key being checked at sign-in is used before the state says `key`.
-  const key = state.status === 'user' ? undefined : readSecretKey();
-  if (key) return { authorization: `Bearer ${key}` };
-  if (state.status !== 'user') return {};
-  const headers: Record<string, string> = {};
-  if (state.tenant && !path.startsWith('/v1/auth/')) headers['x-agentry-tenant'] = state.tenant.tenant_id;
-  if (UNSAFE.test(method)) headers['x-csrf-token'] = state.session.csrf_token;
-  return headers;
-}
 
 /** On start-up: the tab's key, else the session cookie if it is still valid. */
 export async function restoreSession(): Promise<void> {
@@ -108,6 +48,7 @@ export async function loginWithPassword(email: string, password: string): Promis
  * with the tenant of the invitation selected when it can be told apart.
  */
 export async function acceptInvitation(token: string, password: string, name?: string): Promise<void> {
+  const state = authState();
   const before = state.status === 'user' ? new Set(state.session.memberships.map((m) => m.tenant_id)) : new Set();
   const session = await apiFetch<Session>('POST', '/v1/auth/accept-invitation', {
     token,
@@ -135,6 +76,7 @@ export async function resetPassword(token: string, password: string): Promise<vo
 /** Confirms the address with the mailed token; the session (if any) then shows it verified. */
 export async function confirmEmail(token: string): Promise<void> {
   await apiFetch('POST', '/v1/auth/confirm-email', { token } satisfies ConfirmEmailBody);
+  const state = authState();
   if (state.status === 'user') {
     set({ ...state, session: { ...state.session, user: { ...state.session.user, email_verified: true } } });
   }
@@ -168,30 +110,13 @@ export function looksLikeSecretKey(value: string): boolean {
   return /^sk_[A-Za-z0-9_-]{8,}$/.test(value.trim());
 }
 
-export function selectTenant(tenantId: string): void {
-  if (state.status !== 'user') return;
-  const tenant = state.session.memberships.find((m) => m.tenant_id === tenantId);
-  if (tenant) signedIn(state.session, tenant);
-}
-
 /** Ends the session on the server (cookie) or forgets the key; the UI goes back to the login. */
 export async function logout(): Promise<void> {
-  const wasUser = state.status === 'user';
+  const wasUser = authState().status === 'user';
   sessionStorage.removeItem(KEY_STORAGE);
   try {
     if (wasUser) await apiFetch('POST', '/v1/auth/logout');
   } finally {
     set({ status: 'signed-out' });
   }
-}
-
-/** The API said 401 on a tenant call: the session expired or the key was revoked. */
-export function sessionExpired(): void {
-  sessionStorage.removeItem(KEY_STORAGE);
-  if (state.status !== 'signed-out') set({ status: 'signed-out' });
-}
-
-/** The signed-in user's role in the current tenant; undefined for key sign-ins (the key's scopes decide). */
-export function currentRole(auth: AuthState = state): Role | undefined {
-  return auth.status === 'user' ? auth.tenant?.role : undefined;
 }
