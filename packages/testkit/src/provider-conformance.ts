@@ -554,7 +554,10 @@ export function runProviderConformance(name: string, makeModel: MakeConformanceM
       });
 
       it('fails with aborted when generate is aborted while waiting', async () => {
-        server.enqueue({ type: 'reply', text: 'too late', delayMs: 2_000 });
+        // Two: on a loaded machine the previous test's aborted request can reach the server only after
+        // this test's reset and take the first reply, which left this request an empty script (a 500).
+        const late = { type: 'reply', text: 'too late', delayMs: 2_000 } as const;
+        server.enqueue(late, late);
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 50);
         const started = performance.now();
