@@ -1,0 +1,19 @@
+/** The bounds of an import; every one is checked before the work it bounds. */
+export const importLimits = {
+  /** A document (or all documents fetched for it, remote `$ref`s included), in bytes. */
+  maxDocumentBytes: 5 * 1024 * 1024,
+  /** Operations a document may have. */
+  maxOperations: 1000,
+  /** How deeply a document may nest objects and arrays. */
+  maxDepth: 100,
+  /** `$ref`s a document may hold (local and remote). */
+  maxRefs: 10_000,
+  /** Remote documents fetched for `$ref`s. */
+  maxRemoteDocuments: 10,
+  /** Remote `$ref`s inlined (a remote cycle would go on forever). */
+  maxRemoteRefs: 200,
+  /** Milliseconds for dereferencing. */
+  dereferenceTimeoutMs: 10_000,
+  /** A cURL command line, in characters. */
+  maxCurlLength: 64 * 1024,
+} as const;
