@@ -2,8 +2,9 @@ import { checkAgentConfig } from '@agentry/config';
 import type { ToolConfig } from '@agentry/contract';
 import { errors, type FieldIssue } from '@agentry/errors';
 
-/** Tools per check: under the config's 128, and small enough for its 1 MB. */
+/** Tools per check: under the config's 128 tools, and well under its 1 MB. */
 const BATCH = 50;
+const BATCH_BYTES = 600_000;
 
 /**
  * Runs the imported tools through the normal loader, on a minimal config carrying them (in batches,
@@ -12,12 +13,22 @@ const BATCH = 50;
  */
 export function assertToolsLoad(tools: ToolConfig[]): void {
   const issues: FieldIssue[] = [];
-  for (let start = 0; start < tools.length; start += BATCH) {
-    const batch = tools.slice(start, start + BATCH);
-    const result = checkAgentConfig({ basic_settings: { name: 'Import check' }, tools: batch });
+  for (let start = 0; start < tools.length; ) {
+    // As many tools as fit (a tool too large for any config is checked alone, and fails as it should).
+    let end = start;
+    let bytes = 0;
+    while (end < tools.length && end - start < BATCH) {
+      const size = JSON.stringify(tools[end]).length;
+      if (end > start && bytes + size > BATCH_BYTES) break;
+      bytes += size;
+      end++;
+    }
+    const offset = start;
+    const result = checkAgentConfig({ basic_settings: { name: 'Import check' }, tools: tools.slice(start, end) });
+    start = end;
     if (result.ok) continue;
     for (const issue of result.issues) {
-      const path = issue.path.replace(/^\/tools\/(\d+)/, (_m, i: string) => `/tools/${start + Number(i)}`);
+      const path = issue.path.replace(/^\/tools\/(\d+)/, (_m, i: string) => `/tools/${offset + Number(i)}`);
       issues.push({ ...issue, path });
     }
   }

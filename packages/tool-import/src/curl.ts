@@ -229,6 +229,10 @@ export function curlToTool(command: string): ImportResult {
       continue;
     }
     if (/^content-length$/i.test(header)) continue;
+    if (/[{}]/.test(value) || value.includes('todo_autofill_by_system')) {
+      notes.push({ tool: name, message: `The header ${header} holds template syntax; left out (add it by hand)` });
+      continue;
+    }
     if (SECRET_HEADER.test(header)) {
       const bearer = /^(Bearer|Token|Basic)\s+/i.exec(value);
       const key = addSecret(

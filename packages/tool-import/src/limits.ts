@@ -13,7 +13,7 @@ export const importLimits = {
   /** Remote `$ref`s inlined (a remote cycle would go on forever). */
   maxRemoteRefs: 200,
   /** Milliseconds for dereferencing. */
-  dereferenceTimeoutMs: 10_000,
+  dereferenceTimeoutMs: 5_000,
   /** A cURL command line, in characters. */
   maxCurlLength: 64 * 1024,
 } as const;

@@ -97,7 +97,7 @@ export class OpenApiToolBuilder {
     const required: string[] = [];
     const headers: Record<string, string> = {};
     const query: Record<string, string> = {};
-    let urlPath = path;
+    const pathArgs = new Map<string, string>();
 
     const parameters = mergeParameters(pathItem.parameters, op.parameters);
     for (const p of parameters) {
@@ -113,6 +113,18 @@ export class OpenApiToolBuilder {
         continue;
       }
       if (!['path', 'query', 'header'].includes(where) || pname === '') continue;
+      if (Object.keys(properties).length >= 64) {
+        note(`More than 64 arguments; the ${where} parameter ${pname} and later ones are left out`);
+        continue;
+      }
+      if (where === 'header' && Object.keys(headers).length >= 24) {
+        note(`More than 24 header parameters; ${pname} is left out`);
+        continue;
+      }
+      if (where === 'query' && Object.keys(query).length >= 45) {
+        note(`More than 45 query parameters; ${pname} is left out`);
+        continue;
+      }
       const arg = argumentName(pname, argNames);
       const schema = convertSchema(parameterSchema(p), `/${arg}`, log);
       const description = typeof p.description === 'string' ? p.description.trim().slice(0, 1024) : '';
@@ -120,7 +132,7 @@ export class OpenApiToolBuilder {
       properties[arg] = schema;
       if (p.required === true || where === 'path') required.push(arg);
       const placeholder = `{{${arg}}}`;
-      if (where === 'path') urlPath = urlPath.split(`{${pname}}`).join(placeholder);
+      if (where === 'path') pathArgs.set(pname, placeholder);
       else if (where === 'query') query[pname] = placeholder;
       else headers[pname] = placeholder;
     }
@@ -159,7 +171,12 @@ export class OpenApiToolBuilder {
 
     const auth = this.auth(op, note);
     const base = this.server(op, pathItem, note);
-    const url = `${base}${urlPath}`;
+    const url = `${base}${pathTemplate(path, pathArgs)}`;
+    if (url.length > 2048) {
+      this.toolNames.delete(name.toLowerCase());
+      this.notes.push({ tool: operation.id, message: 'The URL is longer than 2048 characters; not imported' });
+      return undefined;
+    }
     const description =
       [op.summary, op.description]
         .filter((s): s is string => typeof s === 'string' && s.trim() !== '')
@@ -200,12 +217,16 @@ export class OpenApiToolBuilder {
     }
     try {
       const absolute = new URL(url, this.baseUrl ?? undefined);
-      if (absolute.protocol === 'http:' || absolute.protocol === 'https:') return absolute.href.replace(/\/+$/, '');
+      if (absolute.protocol === 'http:' || absolute.protocol === 'https:') {
+        absolute.search = '';
+        absolute.hash = '';
+        return literalUrl(absolute.href.replace(/\/+$/, ''));
+      }
     } catch {
       // relative without a base: below
     }
     note(`The document names no absolute server URL; ${PLACEHOLDER_SERVER} stands in: change the endpoint's URL`);
-    return PLACEHOLDER_SERVER + (url.startsWith('/') ? url.replace(/\/+$/, '') : '');
+    return PLACEHOLDER_SERVER + (url.startsWith('/') ? literalUrl(url.split(/[?#]/)[0]!.replace(/\/+$/, '')) : '');
   }
 
   /** Headers and query parameters for the first security requirement whose schemes we can map. */
@@ -256,7 +277,7 @@ export class OpenApiToolBuilder {
         } else if (where === 'query') {
           const key = secret(`API key sent as the ${s.name} query parameter (security scheme ${name})`);
           part = { headers: {}, query: { [s.name]: `{{secrets.${key}}}` }, secrets: [key] };
-        } else if (where === 'cookie') {
+        } else if (where === 'cookie' && COOKIE_NAME.test(s.name)) {
           const key = secret(`API key sent as the ${s.name} cookie (security scheme ${name})`);
           part = { headers: { Cookie: `${s.name}={{secrets.${key}}}` }, query: {}, secrets: [key] };
         }
@@ -273,6 +294,31 @@ export class OpenApiToolBuilder {
     }
     this.schemeSecrets.set(name, part);
     return part;
+  }
+}
+
+/** A cookie name (an HTTP token): nothing a template would read. */
+const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
+
+/**
+ * A URL part taken from the document as text, never as a template: braces are percent-encoded, so
+ * a document cannot smuggle `{{secrets.X}}` (or the seed's `{x}`) into the tool's request.
+ */
+export function literalUrl(text: string): string {
+  return text.replaceAll('{', '%7B').replaceAll('}', '%7D');
+}
+
+/** The path with each declared path parameter as its placeholder, everything else literal. */
+function pathTemplate(path: string, args: Map<string, string>): string {
+  let out = '';
+  let rest = path;
+  for (;;) {
+    const open = rest.indexOf('{');
+    const close = open < 0 ? -1 : rest.indexOf('}', open);
+    if (open < 0 || close < 0) return out + literalUrl(rest);
+    const placeholder = args.get(rest.slice(open + 1, close));
+    out += literalUrl(rest.slice(0, open)) + (placeholder ?? literalUrl(rest.slice(open, close + 1)));
+    rest = rest.slice(close + 1);
   }
 }
 

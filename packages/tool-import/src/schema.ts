@@ -8,6 +8,10 @@ import { RE2JS } from 're2js';
 
 /** How deep schemas may nest under a parameter: the config's 24 levels less the tool's own. */
 export const MAX_SCHEMA_DEPTH = 6;
+/** Schema nodes per tool: a document cannot make one tool (or the walk) explode. */
+export const MAX_SCHEMA_NODES = 2000;
+/** JSON characters a value (`default`, `const`, one example) may take; `enum` takes ten times that. */
+const MAX_VALUE_JSON = 2000;
 
 const FORMATS = new Set(['date', 'time', 'date-time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uuid']);
 /** Formats that only restate the type: dropped without a note. */
@@ -36,6 +40,7 @@ export type Schema = Record<string, unknown>;
 /** What was left out of one tool's schemas, as JSON-pointer-ish paths per keyword. */
 export class DropLog {
   readonly dropped = new Map<string, Set<string>>();
+  nodes = 0;
   add(keyword: string, where: string): void {
     let at = this.dropped.get(keyword);
     if (!at) {
@@ -78,6 +83,10 @@ export function convertSchema(input: unknown, where: string, log: DropLog, depth
     log.add('circular $ref (accepted as any value)', where);
     return {};
   }
+  if (++log.nodes > MAX_SCHEMA_NODES) {
+    log.add(`schemas past ${MAX_SCHEMA_NODES} nodes (accepted as any value)`, where);
+    return {};
+  }
   const out: Schema = {};
   for (const [key, value] of Object.entries(input)) {
     if (key.startsWith('x-') || QUIET.has(key)) continue;
@@ -102,15 +111,20 @@ export function convertSchema(input: unknown, where: string, log: DropLog, depth
         break;
       }
       case 'enum':
-        if (Array.isArray(value) && value.length >= 1 && value.length <= 200) out.enum = value;
-        else log.add('enum', where);
+        if (Array.isArray(value) && value.length >= 1 && value.length <= 200 && fits(value, 10 * MAX_VALUE_JSON))
+          out.enum = value;
+        else log.add('enum (too long)', where);
         break;
       case 'const':
       case 'default':
-        if (value !== undefined) out[key] = value;
+        if (value !== undefined && fits(value, MAX_VALUE_JSON)) out[key] = value;
+        else log.add(`${key} (too large)`, where);
         break;
       case 'examples':
-        if (Array.isArray(value)) out.examples = value.slice(0, 10);
+        if (Array.isArray(value)) {
+          const small = value.filter((v) => fits(v, MAX_VALUE_JSON)).slice(0, 10);
+          if (small.length > 0) out.examples = small;
+        }
         break;
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
@@ -198,7 +212,8 @@ export function convertSchema(input: unknown, where: string, log: DropLog, depth
     }
   }
   if (input.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
-  if (out.examples === undefined && input.example !== undefined) out.examples = [input.example];
+  if (out.examples === undefined && input.example !== undefined && fits(input.example, MAX_VALUE_JSON))
+    out.examples = [input.example];
   if (Array.isArray(out.required) && isObject(out.properties)) {
     const props = out.properties;
     const kept = (out.required as string[]).filter((n) => Object.hasOwn(props, n));
@@ -208,6 +223,16 @@ export function convertSchema(input: unknown, where: string, log: DropLog, depth
     delete out.required;
   }
   return out;
+}
+
+/** Whether a value is JSON of at most `max` characters (a value the dereferencer made circular is not). */
+function fits(value: unknown, max: number): boolean {
+  try {
+    const json = JSON.stringify(value);
+    return json !== undefined && json.length <= max;
+  } catch {
+    return false;
+  }
 }
 
 function runsOnRe2(pattern: string): boolean {
