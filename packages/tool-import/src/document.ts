@@ -208,6 +208,65 @@ function pointerGet(doc: unknown, pointer: string, ref: string): unknown {
 }
 
 /**
+ * Refuses a document whose local `$ref`s expand past {@link importLimits.maxExpandedNodes} nodes
+ * (each `$ref` counted as the size of its target, memoised, cycles once): measured in time linear in
+ * the document, before the dereferencer would spend seconds (or forever) on it.
+ */
+export function checkRefExpansion(doc: Obj): void {
+  const limit = importLimits.maxExpandedNodes;
+  const sizes = new Map<string, number>();
+  const open = new Set<string>();
+  const size = (value: unknown): number => {
+    if (Array.isArray(value)) {
+      let n = 1;
+      for (const v of value) {
+        n += size(v);
+        if (n > limit) return n;
+      }
+      return n;
+    }
+    if (!isObj(value)) return 1;
+    if (typeof value.$ref === 'string' && value.$ref.startsWith('#')) {
+      const ref = value.$ref;
+      const known = sizes.get(ref);
+      if (known !== undefined) return known;
+      if (open.has(ref)) return 1; // a cycle: the dereferencer leaves it as a $ref
+      open.add(ref);
+      let target: unknown;
+      try {
+        target = pointerGet(doc, decodeURIComponent(ref.slice(1)), ref);
+      } catch {
+        target = undefined; // the validator reports it
+      }
+      const n = size(target);
+      open.delete(ref);
+      sizes.set(ref, n);
+      return n;
+    }
+    let n = 1;
+    for (const v of Object.values(value)) {
+      n += size(v);
+      if (n > limit) return n;
+    }
+    return n;
+  };
+  let total: number;
+  try {
+    total = size(doc);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    total = Number.POSITIVE_INFINITY; // references chained deeper than the stack
+  }
+  if (total > limit) {
+    throw errors.validation(
+      `The document's $refs expand to more than ${limit} nodes; split it or import fewer schemas`,
+      [],
+      'import_too_many_refs',
+    );
+  }
+}
+
+/**
  * Validates the document (OpenAPI 3.0/3.1 or Swagger 2.0, with @readme/openapi-parser), upgrades it
  * to OpenAPI 3.1 (@scalar/openapi-upgrader) and dereferences its local `$ref`s (circular ones stay).
  * The parser never reads a file or a URL: external resolution is off, remote refs were inlined before.

@@ -35,7 +35,7 @@ describe('hostile documents and commands', () => {
     expect(notes[0]?.message).toContain('X-Trace');
   });
 
-  it('a schema that fans out exponentially is refused within the dereferencing time bound', async () => {
+  it('a schema that fans out exponentially is refused before it is dereferenced', async () => {
     // Each level has 64 properties that all point to the next level: 64^7 paths through 8 schemas.
     const schemas: Record<string, unknown> = {};
     for (let level = 0; level < 8; level++) {
@@ -61,10 +61,10 @@ describe('hostile documents and commands', () => {
     };
     const started = performance.now();
     await expect(importTools({ kind: 'openapi', document: doc })).rejects.toMatchObject({
-      code: 'import_document_invalid',
-      message: expect.stringContaining('timeout'),
+      code: 'import_too_many_refs',
+      status: 422,
     });
-    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('a dereferenced schema graph that fans out is cut at the node budget, not walked', () => {

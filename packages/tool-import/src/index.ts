@@ -5,6 +5,7 @@ import { curlToTool } from './curl.ts';
 import {
   checkDocumentShape,
   checkedOpenApi,
+  checkRefExpansion,
   type FetchOptions,
   fetchDocument,
   inlineRemoteRefs,
@@ -72,6 +73,7 @@ async function importOpenApi(
   const rough = countOperations(raw);
   if (rough > importLimits.maxOperations) throw tooManyOperations(rough);
   await inlineRemoteRefs(raw, source.url, options, budget);
+  checkRefExpansion(raw);
   const { doc } = await checkedOpenApi(raw);
   const operations = listOperations(doc, importLimits.maxOperations);
   if (operations.length > importLimits.maxOperations) throw tooManyOperations(operations.length);

@@ -8,6 +8,11 @@ export const importLimits = {
   maxDepth: 100,
   /** `$ref`s a document may hold (local and remote). */
   maxRefs: 10_000,
+  /**
+   * Nodes the document would have with every local `$ref` replaced by what it points to (cycles
+   * counted once): the dereferencer's work grows with it, exponentially in a crafted document.
+   */
+  maxExpandedNodes: 500_000,
   /** Remote documents fetched for `$ref`s. */
   maxRemoteDocuments: 10,
   /** Remote `$ref`s inlined (a remote cycle would go on forever). */
