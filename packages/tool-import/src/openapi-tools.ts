@@ -131,6 +131,15 @@ export class OpenApiToolBuilder {
       if (description && schema.description === undefined) schema.description = description;
       properties[arg] = schema;
       if (p.required === true || where === 'path') required.push(arg);
+      if (
+        where === 'query' &&
+        (p.explode === false || (p.style !== undefined && p.style !== 'form')) &&
+        !['string', 'integer', 'number', 'boolean'].includes(String((parameterSchema(p) as Obj).type))
+      ) {
+        note(
+          `The query parameter ${pname} is sent as repeated name=value pairs (form style, exploded), not as ${String(p.style ?? 'form')}${p.explode === false ? ' without explode' : ''}`,
+        );
+      }
       const placeholder = `{{${arg}}}`;
       if (where === 'path') pathArgs.set(pname, placeholder);
       else if (where === 'query') query[pname] = placeholder;
