@@ -132,6 +132,7 @@ export async function inlineRemoteRefs(
   options: FetchOptions,
   budget: { bytes: number },
 ): Promise<void> {
+  if (typeof doc.$ref === 'string') throw invalid('The document itself may not be a $ref');
   const cache = new Map<string, unknown>();
   let inlined = 0;
   // Each entry: a node whose refs resolve against `base` (undefined: the root document).
