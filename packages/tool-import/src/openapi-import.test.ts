@@ -108,6 +108,42 @@ describe('OpenAPI import', () => {
     expectLoads(result.tools);
   });
 
+  it('a body field named like a path parameter gets a body_ argument', async () => {
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'Clash', version: '1' },
+      servers: [{ url: 'https://api.example.com' }],
+      paths: {
+        '/pets/{petId}': {
+          put: {
+            operationId: 'renamePet',
+            parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer' } }],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['name'],
+                    properties: { petId: { type: 'integer' }, name: { type: 'string' } },
+                  },
+                },
+              },
+            },
+            responses: { 200: { description: 'ok' } },
+          },
+        },
+      },
+    };
+    const { tools } = await importTools({ kind: 'openapi', document: doc });
+    expect(tools[0]!.endpoint).toMatchObject({
+      url: 'https://api.example.com/pets/{{petId}}',
+      method: 'PUT',
+      body: { petId: '{{body_petId}}', name: '{{name}}' },
+    });
+    expect(tools[0]!.parameters?.required).toEqual(['petId', 'name']);
+  });
+
   it('says what it left out of a schema (a circular $ref, a keyword outside the subset)', async () => {
     const circular = await importTools({ kind: 'openapi', document: fixture('schema-circular-3.0') });
     expect(circular.notes.some((n) => n.message.includes('circular $ref'))).toBe(true);

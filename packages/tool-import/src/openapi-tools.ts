@@ -169,7 +169,10 @@ export class OpenApiToolBuilder {
               note(`More than 64 arguments; the body field ${key} and later ones are left out`);
               break;
             }
-            const arg = argumentName(argNames.has(argumentName(key, new Set())) ? `body_${key}` : key, argNames);
+            const arg = argumentName(
+              argNames.has(argumentName(key, new Set()).toLowerCase()) ? `body_${key}` : key,
+              argNames,
+            );
             properties[arg] = convertSchema(sub, `/${arg}`, log);
             if (fields.required.has(key) && requestBody.required !== false) required.push(arg);
             body[key] = `{{${arg}}}`;
