@@ -59,12 +59,10 @@ describe('hostile documents and commands', () => {
         },
       },
     };
-    const started = performance.now();
     await expect(importTools({ kind: 'openapi', document: doc })).rejects.toMatchObject({
       code: 'import_too_many_refs',
       status: 422,
     });
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('a dereferenced schema graph that fans out is cut at the node budget, not walked', () => {

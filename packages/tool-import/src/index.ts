@@ -1,18 +1,16 @@
-import type { ToolConfig } from '@agentry/contract';
 import { errors } from '@agentry/errors';
+import { tooManyOperations } from './build-tools.ts';
 import { assertToolsLoad } from './check-tools.ts';
 import { curlToTool } from './curl.ts';
 import {
   checkDocumentShape,
-  checkedOpenApi,
-  checkRefExpansion,
   type FetchOptions,
   fetchDocument,
   inlineRemoteRefs,
   parseDocumentText,
 } from './document.ts';
+import { runIsolated } from './isolated.ts';
 import { importLimits } from './limits.ts';
-import { listOperations, OpenApiToolBuilder, operationSummaries } from './openapi-tools.ts';
 import type { ImportResult } from './types.ts';
 
 export { assertToolsLoad } from './check-tools.ts';
@@ -39,7 +37,8 @@ export interface ImportOptions extends FetchOptions {
  * const { tools, secrets } = await importTools({ kind: 'curl', command: 'curl https://api.example.com/x' });
  */
 export async function importTools(source: ImportSource, options: ImportOptions = {}): Promise<ImportResult> {
-  const result = source.kind === 'curl' ? curlToTool(source.command) : await importOpenApi(source, options);
+  if (source.kind === 'openapi') return importOpenApi(source, options);
+  const result = curlToTool(source.command);
   assertToolsLoad(result.tools);
   return result;
 }
@@ -73,49 +72,8 @@ async function importOpenApi(
   const rough = countOperations(raw);
   if (rough > importLimits.maxOperations) throw tooManyOperations(rough);
   await inlineRemoteRefs(raw, source.url, options, budget);
-  checkRefExpansion(raw);
-  const { doc } = await checkedOpenApi(raw);
-  const operations = listOperations(doc, importLimits.maxOperations);
-  if (operations.length > importLimits.maxOperations) throw tooManyOperations(operations.length);
-
-  const picked = options.operations ? new Set(options.operations) : undefined;
-  if (picked) {
-    const known = new Set(operations.map((o) => o.id));
-    const unknown = [...picked].filter((id) => !known.has(id));
-    if (unknown.length > 0) {
-      throw errors.validation(
-        `The document has no operation ${unknown.slice(0, 5).join(', ')}`,
-        unknown.slice(0, 20).map((id) => ({
-          path: `/operations/${options.operations!.indexOf(id)}`,
-          code: 'unknown_operation',
-          message: `no operation ${id}`,
-        })),
-      );
-    }
-  }
-  const builder = new OpenApiToolBuilder(doc, source.url);
-  const tools: ToolConfig[] = [];
-  for (const operation of operations) {
-    if (picked && !picked.has(operation.id)) continue;
-    const tool = builder.build(operation);
-    if (tool) tools.push(tool);
-  }
-  return {
-    tools,
-    secrets: [...builder.secrets.values()].filter((s) =>
-      tools.some((t) => JSON.stringify(t.endpoint).includes(`{{secrets.${s.name}}}`)),
-    ),
-    notes: builder.notes,
-    operations: operationSummaries(operations, picked),
-  };
-}
-
-function tooManyOperations(count: number) {
-  return errors.validation(
-    `The document has ${count > importLimits.maxOperations ? `more than ${importLimits.maxOperations}` : count} operations; at most ${importLimits.maxOperations} can be imported`,
-    [],
-    'import_too_many_operations',
-  );
+  // The CPU-heavy part (validation, dereferencing, building, the loader) runs off the event loop.
+  return runIsolated({ doc: raw, baseUrl: source.url, operations: options.operations });
 }
 
 /** Operations of `paths` (2.0 and 3.x alike), counted without trusting the document further. */

@@ -17,6 +17,10 @@ export const importLimits = {
   maxRemoteDocuments: 10,
   /** Remote `$ref`s inlined (a remote cycle would go on forever). */
   maxRemoteRefs: 200,
+  /** Milliseconds for validating, dereferencing and building in the worker thread (then it is ended). */
+  buildTimeoutMs: 30_000,
+  /** The worker thread's heap ceiling, in MiB. */
+  buildMemoryMb: 512,
   /** Milliseconds for dereferencing. */
   dereferenceTimeoutMs: 5_000,
   /** A cURL command line, in characters. */

@@ -36,7 +36,9 @@ describe('imported names (property-based)', () => {
     );
   });
 
-  it('random operation ids, paths and parameter names always import as loadable configs', async () => {
+  it('random operation ids, paths and parameter names always import as loadable configs', {
+    timeout: 90_000,
+  }, async () => {
     const operation = fc.record({
       operationId: fc.option(anyText, { nil: undefined }),
       method: fc.constantFrom('get', 'post', 'put', 'patch', 'delete', 'head'),
@@ -107,7 +109,7 @@ describe('imported names (property-based)', () => {
           ops.length,
         );
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 });
