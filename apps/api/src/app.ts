@@ -31,6 +31,12 @@ import { OPENAI_PATHS, openAiErrorResponse } from './routes/openai-errors.ts';
 import { runRoutes } from './routes/runs.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import {
+  importBodyTooLarge,
+  TOOL_IMPORT_MAX_BODY_BYTES,
+  TOOL_IMPORT_PATH,
+  toolImportRoutes,
+} from './routes/tool-import.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { widgetRoutes } from './routes/widget.ts';
@@ -95,15 +101,20 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
       maxAge: 600,
     }),
   );
-  v1.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw errors.payloadTooLarge(MAX_BODY_BYTES);
-      },
-    }),
-  );
+  const generalBodyLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw errors.payloadTooLarge(MAX_BODY_BYTES);
+    },
+  });
+  // The tool import takes documents up to 5 MiB: its own, larger bound (answered as `import_too_large`).
+  const importBodyLimit = bodyLimit({
+    maxSize: TOOL_IMPORT_MAX_BODY_BYTES,
+    onError: () => {
+      throw importBodyTooLarge(TOOL_IMPORT_MAX_BODY_BYTES);
+    },
+  });
+  v1.use('*', (c, next) => (c.req.path === TOOL_IMPORT_PATH ? importBodyLimit(c, next) : generalBodyLimit(c, next)));
   // A request that would start a run past the backlog is refused before it waits for a turn.
   if (deps.admission?.maxQueuedRuns)
     for (const path of ['/conversations/:id/messages', '/chat/completions'])
@@ -134,6 +145,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/invitations', invitationRoutes(deps));
   tenantScoped.route('/widget', widgetRoutes(deps));
   tenantScoped.route('/webhook-deliveries', webhookDeliveryRoutes(deps));
+  tenantScoped.route('/tools', toolImportRoutes(deps));
   v1.route('/', tenantScoped);
   app.route('/v1', v1);
   return app;

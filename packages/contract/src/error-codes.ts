@@ -71,11 +71,17 @@ export const ROUTE_ERROR_STATUS = {
   email_confirmation_expired: 410,
   // 413
   payload_too_large: 413,
+  import_too_large: 413,
   // 422
   validation_failed: 422,
   invalid_context: 422,
   invalid_arguments: 422,
   idempotency_key_reused: 422,
+  // POST /v1/tools/import: a document or command that cannot become tools
+  import_document_invalid: 422,
+  import_curl_invalid: 422,
+  import_too_many_operations: 422,
+  import_too_many_refs: 422,
   // 429
   rate_limited: 429,
   end_user_rate_limited: 429,
@@ -91,6 +97,12 @@ export const ROUTE_ERROR_STATUS = {
   run_timeout: 504,
   run_not_finished: 504,
   mail_failed: 502,
+  import_fetch_failed: 502,
+  // The egress guard refusing a tool import's document URL or remote $ref (also inside runs, as tool results)
+  egress_forbidden_scheme: 400,
+  egress_forbidden_address: 400,
+  egress_too_many_redirects: 400,
+  egress_dns_failed: 502,
   // 503
   model_not_configured: 503,
   database_unavailable: 503,
@@ -125,13 +137,9 @@ export const INTERNAL_ERROR_STATUS = {
   mcp_stdio_unavailable: 422,
   mcp_timeout: 502,
   mcp_unreachable: 502,
-  egress_forbidden_scheme: 400,
-  egress_forbidden_address: 400,
-  egress_too_many_redirects: 400,
   egress_redirect_refused: 400,
   egress_bad_header: 400,
   egress_response_too_large: 400,
-  egress_dns_failed: 502,
   // The worker, the database layer and startup: a broken invariant or setup.
   stale_attempt: 500,
   run_target_missing: 500,

@@ -18,6 +18,13 @@ const MAX_ISSUES = 20;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+export interface ReadJsonOptions {
+  /** A larger bound than {@link MAX_BODY_BYTES} for the one route that needs it (the tool import). */
+  maxBytes?: number;
+  /** The error for a body over `maxBytes` (default 413 `payload_too_large`). */
+  tooLarge?: (limitBytes: number) => Error;
+}
+
 /**
  * The one way a route reads a JSON body: checks it with {@link readJsonValue}, then validates it
  * with `schema` (422 `validation_failed` listing every field problem as JSON pointers).
@@ -25,8 +32,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * @example
  * const body = await readJson(c, z.object({ name: z.string() }));
  */
-export async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const raw = await readJsonValue(c);
+export async function readJson<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  options: ReadJsonOptions = {},
+): Promise<z.infer<S>> {
+  const raw = await readJsonValue(c, options);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw errors.validation(
@@ -54,13 +65,14 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S): Prom
  * @example
  * const value = await readJsonValue(c); // unknown, but safe to walk, hash and store
  */
-export async function readJsonValue(c: Context): Promise<unknown> {
+export async function readJsonValue(c: Context, options: ReadJsonOptions = {}): Promise<unknown> {
+  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
     throw errors.badRequest('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json');
   }
   const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw errors.payloadTooLarge(MAX_BODY_BYTES);
+  if (bytes.byteLength > maxBytes) throw (options.tooLarge ?? errors.payloadTooLarge)(maxBytes);
   let text: string;
   try {
     text = utf8.decode(bytes);

@@ -24,6 +24,8 @@ describe('scopes and origins', () => {
     expect(scopeFor('GET', '/v1/agents/1/versions')).toBe('agents:read');
     expect(scopeFor('POST', '/v1/chat/completions')).toBe('chat:write');
     expect(scopeFor('DELETE', '/v1/secrets/X')).toBe('secrets:write');
+    // Importing tools edits agents: the agents scope, not a scope of its own.
+    expect(scopeFor('POST', '/v1/tools/import')).toBe('agents:write');
     expect(hasScope(['agents:read'], 'agents:read')).toBe(true);
     expect(hasScope(['agents:read'], 'agents:write')).toBe(false);
     expect(hasScope(['*'], 'secrets:write')).toBe(true);

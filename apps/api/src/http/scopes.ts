@@ -2,15 +2,20 @@ import { SCOPE_RESOURCES } from '@agentry/contract';
 
 export { ALL_SCOPES, isScope, SCOPE_RESOURCES } from '@agentry/contract';
 
+/** Path segments that belong to another resource's scope: importing tools is editing agents. */
+const SCOPE_ALIASES: Record<string, string> = { tools: 'agents' };
+
 /**
  * The scope a request needs: its first path segment after `/v1/` and read for GET/HEAD, write
- * otherwise (`POST /v1/chat/completions` → `chat:write`).
+ * otherwise (`POST /v1/chat/completions` → `chat:write`); `/v1/tools/…` is the agents' scope.
  *
  * @example
  * scopeFor('GET', '/v1/agents/123/versions'); // 'agents:read'
+ * scopeFor('POST', '/v1/tools/import'); // 'agents:write'
  */
 export function scopeFor(method: string, path: string): string {
-  const resource = path.split('/')[2] ?? '';
+  const segment = path.split('/')[2] ?? '';
+  const resource = Object.hasOwn(SCOPE_ALIASES, segment) ? SCOPE_ALIASES[segment]! : segment;
   return `${resource}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;
 }
 

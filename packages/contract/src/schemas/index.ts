@@ -22,4 +22,5 @@ export * from './openai.ts';
 export * from './operations.ts';
 export * from './accounts.ts';
 export * from './webhooks.ts';
+export * from './tools.ts';
 export { apiSchemas, type Page, RoleSchema, RunStatusSchema } from './common.ts';

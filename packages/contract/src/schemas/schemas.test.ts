@@ -14,7 +14,7 @@ describe('the API schemas', () => {
       ...['Secret', 'SecretList', 'SecretPut', 'ApiKey', 'ApiKeyCreated', 'ApiKeyList', 'Tenant', 'TenantCreated'],
       ...['Usage', 'AuditEvent', 'AuditEventList', 'WidgetBootstrap', 'ChatCompletion', 'ModelList'],
       ...['Health', 'Readiness', 'Session', 'Member', 'MemberList', 'Invitation', 'InvitationCreated'],
-      ...['InvitationList', 'PasswordResetRequested', 'WebhookDelivery', 'WebhookDeliveryList'],
+      ...['InvitationList', 'PasswordResetRequested', 'WebhookDelivery', 'WebhookDeliveryList', 'ToolImportResult'],
     ]);
   });
 
