@@ -4,8 +4,10 @@ import type { BuildJob } from './build-tools.ts';
 import { importLimits } from './limits.ts';
 import type { ImportResult } from './types.ts';
 
-/** Builds running at once per process; more wait their turn (the API's rate limits bound the queue). */
+/** Builds running at once per process; more wait their turn, up to {@link MAX_WAITING}. */
 const MAX_PARALLEL = 2;
+/** Builds waiting for a turn per process; past it an import is refused 503 `server_busy` at once. */
+const MAX_WAITING = 16;
 /** An idle worker is ended after this long (it holds the parser and the loader in memory). */
 const IDLE_MS = 60_000;
 
@@ -24,7 +26,12 @@ const idle: Array<{ worker: Worker; timer: NodeJS.Timeout }> = [];
  * when a build takes longer than `importLimits.buildTimeoutMs` (`import_document_invalid`).
  */
 export async function runIsolated(job: BuildJob): Promise<ImportResult> {
-  if (running >= MAX_PARALLEL) await new Promise<void>((resolve) => waiting.push(resolve));
+  if (running >= MAX_PARALLEL) {
+    if (waiting.length >= MAX_WAITING) {
+      throw errors.unavailable('server_busy', 'Too many tool imports at once on this server; try again shortly', 2000);
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
   running++;
   try {
     return await inWorker(job);

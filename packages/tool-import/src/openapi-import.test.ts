@@ -271,4 +271,19 @@ describe('OpenAPI import over the network (only through the egress guard)', () =
       importTools({ kind: 'openapi', url: `${server.url}/missing.json` }, { policy: allowLoopback }),
     ).rejects.toMatchObject({ code: 'import_fetch_failed', status: 502 });
   });
+
+  it('bounds the imports waiting for a worker: past 2 running and 16 waiting, 503 server_busy at once', async () => {
+    const document = fixture('petstore-3.0');
+    const settled = await Promise.allSettled(
+      Array.from({ length: 20 }, () => importTools({ kind: 'openapi', document })),
+    );
+    const refused = settled.flatMap((r) =>
+      r.status === 'rejected' ? [r.reason as { code?: string; status?: number }] : [],
+    );
+    expect(refused.map((e) => [e.code, e.status])).toEqual([
+      ['server_busy', 503],
+      ['server_busy', 503],
+    ]);
+    expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(18);
+  }, 120_000);
 });
