@@ -277,6 +277,7 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
         tenant,
         conversationId: id,
         idempotency: idempotencyHold(c),
+        endUser: principal.endUser,
         authorize: (conversation) => assertConversationAllowed(principal, conversation, id),
         message: async () => {
           const body = await readJson(c, NewMessage);
