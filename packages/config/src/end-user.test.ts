@@ -75,7 +75,7 @@ describe('end_user: loading', () => {
     ]);
     const result = checkAgentConfig(doc);
     const mail = !result.ok && result.issues.find((i) => i.path === '/tools/0/endpoint/body/e');
-    expect(mail && mail.hint).toMatch(/email/);
+    expect(mail ? mail.hint : undefined).toMatch(/email/);
     expect(issuesOf(agentDoc({ url: 'https://api.example.com/x?e={{user.email}}' }, null))).toEqual([
       ['/tools/0/endpoint/url', 'unknown_user_claim'],
     ]);
@@ -218,6 +218,7 @@ describe('end_user: hostile claim values are encoded per position (same guarante
           // Refused, never sent: a dot segment in the path, or what a header cannot carry.
           const code = (error as { code?: string }).code;
           expect(code).toBe('invalid_arguments');
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters headers refuse.
           const headerUnsafe = /[\r\n\u0000]|[^\u0000-\u00ff]/.test(email);
           expect(headerUnsafe || email === '.' || email === '..').toBe(true);
           return;
