@@ -14,7 +14,7 @@ const user = (claims: EndUserValues['claims'], token?: string, expiresAt = futur
 });
 
 /** A one-tool agent reading the end user (declared `end_user`), its endpoint `endpoint`. */
-function agentDoc(endpoint: Record<string, unknown>, endUser: Record<string, unknown> | undefined = undefined) {
+function agentDoc(endpoint: Record<string, unknown>, endUser: Record<string, unknown> | null | undefined = undefined) {
   return {
     basic_settings: { name: 'T' },
     ...(endUser === undefined
@@ -33,7 +33,11 @@ function agentDoc(endpoint: Record<string, unknown>, endUser: Record<string, unk
   };
 }
 
-function render(endpoint: Record<string, unknown>, ctx: Partial<ToolContext>, endUser?: Record<string, unknown>) {
+function render(
+  endpoint: Record<string, unknown>,
+  ctx: Partial<ToolContext>,
+  endUser?: Record<string, unknown> | null,
+) {
   const { config, hash } = loadAgentConfig(agentDoc(endpoint, endUser));
   const tool = compileAgent(config, hash).tools[0]!;
   return tool.render({}, { context: {}, secrets: {}, ...ctx });
