@@ -5,7 +5,15 @@ import { availableServices } from '@agentry/testkit';
 import { SignJWT } from 'jose';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, call, type Harness, type Mode, readSse, startHarness } from './test-support/harness.ts';
+import {
+  ADMIN_TOKEN,
+  call,
+  type Harness,
+  type Mode,
+  readSse,
+  startHarness,
+  waitForRun,
+} from './test-support/harness.ts';
 
 /**
  * Per-user credentials (issue 25): an agent's `end_user` lets its tools send the verified end
@@ -74,7 +82,13 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
     await call(h, 'PUT', '/v1/secrets/END_USER_JWT_SECRET', { key, body: { value: SIGNING_SECRET } });
     const config = {
       basic_settings: { name: 'Shop helper', description: 'Answers questions about the customer’s orders' },
-      action_books: [{ condition: 'The customer asks about orders', action: 'Look them up', tools: ['my_orders'] }],
+      action_books: [
+        {
+          condition: 'The customer asks about orders',
+          action: 'Look them up',
+          tools: ['my_orders', 'page_context'],
+        },
+      ],
       end_user: { claims: ['email', 'org_id', 'plan'], forward_token: true, sign_in_message: SIGN_IN },
       tools: [
         {
@@ -88,6 +102,12 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
             query_params: { plan: '{{user.plan}}' },
             body: { customer: '{{user.email}}', status: '{{status}}', note: 'for {{user.email}}' },
           },
+        },
+        {
+          name: 'page_context',
+          description: 'What the visitor is looking at (run by the page)',
+          type: 'client',
+          parameters: { type: 'object', properties: {} },
         },
       ],
     };
@@ -265,6 +285,36 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
     expect(sent.json.status).toBe('completed');
     expect(h.endpoint.requests.length).toBe(before);
     expect(JSON.stringify(h.llm.requests.at(-1)!.body)).toContain(SIGN_IN);
+  });
+
+  it('an answer to a waiting run with a newer token refreshes the values its tools send (the old one expired meanwhile)', async () => {
+    const kim = customer();
+    const shortLived = await endUserToken(kim, Math.floor(Date.now() / 1000) + 2);
+    const conv = await visitor('POST', '/v1/conversations', shortLived, { agent_id: agentId });
+    h.llm.enqueue(
+      { type: 'reply', toolCalls: [{ id: 'call_page', name: 'page_context', arguments: {} }] },
+      { type: 'reply', toolCalls: [{ name: 'my_orders', arguments: {} }] },
+      { type: 'reply', text: 'Your order NW-1 has shipped.' },
+    );
+    const sent = await visitor('POST', `/v1/conversations/${conv.json.id}/messages`, shortLived, {
+      content: 'orders?',
+    });
+    expect(sent.json.status).toBe('waiting');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const renewed = await endUserToken({ ...kim, email: `kim.renewed.${hex()}@example.com` });
+    Object.assign(watched, { kimEmail: kim.email, kimToken: shortLived, kimRenewed: renewed });
+    const before = h.endpoint.requests.length;
+    const answered = await visitor('POST', `/v1/runs/${sent.json.id}/tool-results`, renewed, {
+      results: [{ tool_call_id: 'call_page', output: { page: '/orders' } }],
+    });
+    expect(answered.status).toBe(202);
+    const done = await waitForRun(h, key, sent.json.id);
+    expect(done.status).toBe('completed');
+    expect(h.endpoint.requests.length).toBe(before + 1);
+    const req = h.endpoint.requests.at(-1)!;
+    expect(req.headers.authorization).toBe(`Bearer ${renewed}`);
+    expect(req.query.email).toMatch(/^kim\.renewed\./);
+    assertNowhere('a model request', JSON.stringify(h.llm.requests));
   });
 
   it('no claim value or token appears in any log line (API and workers)', () => {
