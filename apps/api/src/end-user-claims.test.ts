@@ -248,20 +248,24 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
   it.each([
     ['an anonymous visitor', 'visitor'],
     ['a secret-key caller without a token', 'secret'],
+    // Any visitor of the key may read an anonymous conversation: a signed-in user's values stay out of it.
+    ['a signed-in visitor in an anonymous conversation (not theirs)', 'signed-in-elsewhere'],
   ])('for %s the tool is not called: the model reads the sign-in message and the run goes on', async (_name, who) => {
     const conv =
-      who === 'visitor'
-        ? await visitor('POST', '/v1/conversations', undefined, { agent_id: agentId })
-        : await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agentId } });
+      who === 'secret'
+        ? await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agentId } })
+        : await visitor('POST', '/v1/conversations', undefined, { agent_id: agentId });
+    const signedIn = who === 'signed-in-elsewhere' ? await endUserToken(customer()) : undefined;
+    if (signedIn) watched.elsewhereToken = signedIn;
     const before = h.endpoint.requests.length;
     h.llm.enqueue(
       { type: 'reply', toolCalls: [{ name: 'my_orders', arguments: {} }] },
       { type: 'reply', text: 'Please sign in first, then I can look up your orders.' },
     );
     const sent =
-      who === 'visitor'
-        ? await visitor('POST', `/v1/conversations/${conv.json.id}/messages`, undefined, { content: 'my orders?' })
-        : await call(h, 'POST', `/v1/conversations/${conv.json.id}/messages`, { key, body: { content: 'my orders?' } });
+      who === 'secret'
+        ? await call(h, 'POST', `/v1/conversations/${conv.json.id}/messages`, { key, body: { content: 'my orders?' } })
+        : await visitor('POST', `/v1/conversations/${conv.json.id}/messages`, signedIn, { content: 'my orders?' });
     expect(sent.json.status).toBe('completed');
     expect(h.endpoint.requests.length).toBe(before);
     const toolResult = JSON.stringify(h.llm.requests.at(-1)!.body);

@@ -51,8 +51,11 @@ export interface MessageRunRequest {
   beforeWrite?: () => Promise<void>;
   /** The request's Idempotency-Key: the run is linked to it in the same commit. */
   idempotency?: IdempotencyHold | undefined;
-  /** The request's verified end user: what the agent's tools may read of it is sealed on the run. */
-  endUser?: VerifiedEndUser | undefined;
+  /**
+   * The request's verified end user for this conversation (the caller decides whose values a run of
+   * it may use): what the agent's tools may read of it is sealed on the run.
+   */
+  endUser?: (conversation: Conversation) => VerifiedEndUser | undefined;
   traceId?: string;
 }
 
@@ -127,7 +130,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
           active: found.active,
           interrupt,
           idempotency: request.idempotency,
-          endUser: sealEndUser(deps.secretBox, tenant.id, conversationId, agent, request.endUser),
+          endUser: sealEndUser(deps.secretBox, tenant.id, conversationId, agent, request.endUser?.(found.conversation)),
         },
         commitAhead,
       );

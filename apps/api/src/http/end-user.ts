@@ -1,4 +1,4 @@
-import { type Db, getSealedSecrets } from '@agentry/db';
+import { type Conversation, type Db, getSealedSecrets } from '@agentry/db';
 import { type AppError, errors } from '@agentry/errors';
 import { secretContext, type VerifiedEndUser } from '@agentry/run-service';
 import type { SecretBox } from '@agentry/secrets';
@@ -42,6 +42,25 @@ export async function verifyEndUser(
     throw invalid(`\`sub\` must be a non-empty string of at most ${MAX_END_USER_ID_CHARS} characters`);
   if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('`exp` must be a finite NumericDate');
   return { sub, claims: payload as Record<string, unknown>, token, exp };
+}
+
+/**
+ * The verified end user whose values (`{{user.…}}`) a run in this conversation may send: a
+ * visitor's (publishable key) only in a conversation that is theirs (created with their token, so
+ * `context.userId` is their `sub`) — an anonymous conversation, which any visitor of the key may
+ * read, never gets a signed-in user's values; the tenant's own servers' (secret key) in any.
+ *
+ * @example
+ * runs.startMessageRun({ ..., endUser: (conversation) => endUserFor(principal, conversation) });
+ */
+export function endUserFor(
+  principal: { kind: string; endUser?: VerifiedEndUser },
+  conversation: Pick<Conversation, 'context'> | undefined,
+): VerifiedEndUser | undefined {
+  const endUser = principal.endUser;
+  if (!endUser || !conversation) return undefined;
+  if (principal.kind === 'publishable' && conversation.context.userId !== endUser.sub) return undefined;
+  return endUser;
 }
 
 function invalid(why: string): AppError {

@@ -6,6 +6,7 @@ import {
   FINAL_RUN_STATUSES,
   finishRunUnfenced,
   getAgentVersion,
+  getConversation,
   getRun,
   type HumanAnswer,
   isId,
@@ -24,6 +25,7 @@ import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { endUserFor } from '../http/end-user.ts';
 import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { doc, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
@@ -165,7 +167,11 @@ export function runRoutes(deps: ApiDeps) {
     }
     if (run.status !== 'waiting')
       throw errors.conflict('run_not_waiting', `The run is ${run.status}, not waiting for answers`);
-    const { pending, sealedEndUser } = await pendingCalls(deps, run, c.var.principal.endUser);
+    const principal = c.var.principal;
+    const conversation = principal.endUser
+      ? await getConversation(deps.db, run.tenantId, run.conversationId)
+      : undefined;
+    const { pending, sealedEndUser } = await pendingCalls(deps, run, endUserFor(principal, conversation));
     const answers = body.results.map((answer, i): HumanAnswer => {
       const call = pending.find((p) => p.tool_call_id === answer.tool_call_id);
       if (!call)
