@@ -200,10 +200,9 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
       ada.internal_note,
     );
 
-    // Stored sealed on the run (AES-GCM, bound to tenant and conversation), never in plain text.
+    // A finished run keeps nothing of the end user.
     const row = await getRun(h.platform.database.db, tenantId, sent.json.id);
-    expect(Object.keys(JSON.parse(row!.endUser!)).sort()).toEqual(['ciphertext', 'iv', 'keyId', 'tag']);
-    assertNowhere('the stored run', JSON.stringify(row));
+    expect(row!.endUser).toBeNull();
 
     // The model read the tool's (echoing) answer with the values masked, and never anything else.
     assertNowhere('a model request', JSON.stringify(h.llm.requests));
@@ -304,6 +303,11 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
       content: 'orders?',
     });
     expect(sent.json.status).toBe('waiting');
+    // Stored sealed on the (waiting) run: AES-GCM, bound to tenant and conversation, never in plain text.
+    const parked = await getRun(h.platform.database.db, tenantId, sent.json.id);
+    expect(Object.keys(JSON.parse(parked!.endUser!)).sort()).toEqual(['ciphertext', 'iv', 'keyId', 'tag']);
+    expect(parked!.endUser).not.toContain(kim.email);
+    expect(parked!.endUser).not.toContain(shortLived);
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const renewed = await endUserToken({ ...kim, email: `kim.renewed.${hex()}@example.com` });
     Object.assign(watched, { kimEmail: kim.email, kimToken: shortLived, kimRenewed: renewed });
@@ -314,6 +318,7 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
     expect(answered.status).toBe(202);
     const done = await waitForRun(h, key, sent.json.id);
     expect(done.status).toBe('completed');
+    expect((await getRun(h.platform.database.db, tenantId, sent.json.id))!.endUser).toBeNull();
     expect(h.endpoint.requests.length).toBe(before + 1);
     const req = h.endpoint.requests.at(-1)!;
     expect(req.headers.authorization).toBe(`Bearer ${renewed}`);
