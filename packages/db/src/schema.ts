@@ -164,7 +164,8 @@ export const runs = pgTable(
     /**
      * The verified end user's values for `{{user.…}}` (the declared claims, the token when forwarded,
      * its `exp`), sealed with the platform's SecretBox (AES-256-GCM, bound to tenant and conversation)
-     * as JSON text; null without a verified end user or when the agent reads none. Never shown.
+     * as JSON text; null without a verified end user or when the agent reads none, and cleared by the
+     * run's final status. Never shown.
      */
     endUser: text('end_user'),
     createdAt: createdAt(),
