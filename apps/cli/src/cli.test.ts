@@ -87,6 +87,40 @@ describe('agentry render', () => {
     );
   });
 
+  it('renders end-user values (`--user claim=value`, stand-ins otherwise), masked like secrets', async () => {
+    const file = join(dir, 'end-user.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        basic_settings: { name: 'Shop' },
+        end_user: { claims: ['email', 'org_id'], forward_token: true },
+        tools: [
+          {
+            name: 'my_orders',
+            description: 'Orders',
+            endpoint: {
+              url: 'https://api.shop.example/orgs/{{user.org_id}}/orders',
+              headers: { Authorization: 'Bearer {{user.token}}', 'X-Email': '{{user.email}}' },
+            },
+          },
+        ],
+      }),
+    );
+    const result = await run(
+      'render',
+      file,
+      'my_orders',
+      '{}',
+      '--user',
+      'email=ada@example.com',
+      '--user',
+      'token=ey.J.x',
+    );
+    expect(result.code).toBe(0);
+    expect(result.out).toBe('GET https://api.shop.example/orgs/***/orders\nAuthorization: Bearer ***\nX-Email: ***\n');
+    expect(result.out).not.toContain('ada@example.com');
+  });
+
   it('reports bad arguments and unknown tools with exit 1', async () => {
     const bad = await run('render', orders, 'get_order_status', '{"order_id":"x"}');
     expect(bad.code).toBe(1);

@@ -8,8 +8,8 @@ const usage = `agentry — work with agent configs
   agentry validate <file…> [--json]
       Check configs. Exit 0 when all are valid, 1 when one is invalid, 2 when one cannot be read.
 
-  agentry render <file> <tool> '<args-json>' [--context name=value]… [--secret NAME=value]… [--json]
-      Print the exact HTTP request a tool call would send (secrets masked). Nothing is sent.
+  agentry render <file> <tool> '<args-json>' [--context name=value]… [--secret NAME=value]… [--user claim=value]… [--json]
+      Print the exact HTTP request a tool call would send (secrets and end-user values masked). Nothing is sent.
 `;
 
 /**
@@ -30,7 +30,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   const json = parsed.values.json ?? false;
   if (command === 'validate') return validateCommand(rest, { json }, io);
   if (command === 'render') {
-    return renderCommand(rest, { json, context: parsed.values.context ?? [], secrets: parsed.values.secret ?? [] }, io);
+    const { context = [], secret = [], user = [] } = parsed.values;
+    return renderCommand(rest, { json, context, secrets: secret, user }, io);
   }
   (parsed.values.help ? io.out : io.err)(usage);
   return parsed.values.help ? exitCode.ok : exitCode.unreadable;
@@ -45,6 +46,7 @@ function parse(argv: string[]) {
       help: { type: 'boolean', short: 'h' },
       context: { type: 'string', multiple: true },
       secret: { type: 'string', multiple: true },
+      user: { type: 'string', multiple: true },
     },
   });
 }

@@ -1,4 +1,4 @@
-import { checkAgentConfig, compileAgent, maskSecrets, type RenderedRequest } from '@agentry/config';
+import { checkAgentConfig, compileAgent, maskedValues, maskSecrets, type RenderedRequest } from '@agentry/config';
 import { isAppError } from '@agentry/errors';
 import { formatIssues } from './format-issues.ts';
 import { exitCode, type Io } from './io.ts';
@@ -10,6 +10,8 @@ export interface RenderOptions {
   context: string[];
   /** `NAME=value` pairs; secrets not given get a stand-in value (masked in the output anyway). */
   secrets: string[];
+  /** `claim=value` pairs (and `token=…`) for `{{user.claim}}`; values not given get a stand-in (masked anyway). */
+  user?: string[];
 }
 
 const demoContext = {
@@ -30,7 +32,9 @@ const demoContext = {
 export async function renderCommand(positionals: string[], options: RenderOptions, io: Io): Promise<number> {
   const [file, toolName, argsText = '{}'] = positionals;
   if (!file || !toolName) {
-    io.err("usage: agentry render <file> <tool> '<args-json>' [--context k=v] [--secret NAME=v] [--json]\n");
+    io.err(
+      "usage: agentry render <file> <tool> '<args-json>' [--context k=v] [--secret NAME=v] [--user claim=v] [--json]\n",
+    );
     return exitCode.unreadable;
   }
   const read = await readConfigFile(file);
@@ -58,11 +62,20 @@ export async function renderCommand(positionals: string[], options: RenderOption
   if (!checked.ok)
     return fail(io, `✗ the arguments do not match the tool:\n${formatIssues(checked.issues)}\n`, exitCode.invalid);
   const secrets = { ...Object.fromEntries(tool.secretNames.map((n) => [n, `<${n}>`])), ...pairs(options.secrets) };
+  // A signed-in end user's values: stand-ins for those not given, valid for the render.
+  const { token, ...claims } = {
+    ...Object.fromEntries(tool.userValues.map((n) => [n, `<user.${n}>`])),
+    ...pairs(options.user ?? []),
+  };
+  const user = { claims, ...(token === undefined ? {} : { token }), expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+  const hidden = maskedValues({ secrets, user });
   try {
-    const request = tool.render(checked.value, { context: { ...demoContext, ...pairs(options.context) }, secrets });
-    io.out(
-      options.json ? `${JSON.stringify(masked(request, secrets), null, 2)}\n` : httpText(masked(request, secrets)),
-    );
+    const request = tool.render(checked.value, {
+      context: { ...demoContext, ...pairs(options.context) },
+      secrets,
+      ...(tool.userValues.length > 0 ? { user } : {}),
+    });
+    io.out(options.json ? `${JSON.stringify(masked(request, hidden), null, 2)}\n` : httpText(masked(request, hidden)));
     return exitCode.ok;
   } catch (error) {
     if (!isAppError(error)) throw error;

@@ -101,6 +101,8 @@ function toIssue(error: ErrorObject, root: string): FieldIssue {
     case 'anyOf':
     case 'oneOf':
       return issue(path, 'invalid_value', `${where} is not one of the allowed forms`);
+    case 'not':
+      return issue(path, 'invalid_value', `${where} ${xMessage(parent) ?? 'is not allowed here'}`);
     default:
       return issue(path, `schema_${error.keyword}`, `${where} ${error.message ?? 'is invalid'}`);
   }

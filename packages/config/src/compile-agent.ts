@@ -38,7 +38,11 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
   const tools: CompiledTool[] =
     compiledToolsOf(config) ??
     config.tools.map((tool, i) => {
-      const result = compileTool(tool, i, { contextNames: names, defaultTimeoutMs: limits.toolTimeoutMs });
+      const result = compileTool(tool, i, {
+        contextNames: names,
+        defaultTimeoutMs: limits.toolTimeoutMs,
+        endUser: config.end_user,
+      });
       // loadAgentConfig already compiled every tool; failing here means the config skipped it.
       if (!result.ok) throw errors.validation('The agent configuration was not validated', result.issues);
       return result.tool;
@@ -93,6 +97,7 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
     requireDoneTool: config.require_done_tool ?? false,
     toolProtocol: config.tool_protocol ?? 'native',
     contextVariables: config.context ?? [],
+    ...(config.end_user ? { endUser: config.end_user } : {}),
     ...(config.widget ? { widget: config.widget } : {}),
     mcpServers,
     skills,

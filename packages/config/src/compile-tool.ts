@@ -1,4 +1,4 @@
-import type { ParametersSchema, ToolConfig } from '@agentry/contract';
+import type { EndUserConfig, ParametersSchema, ToolConfig } from '@agentry/contract';
 import { type AppError, errors, type FieldIssue } from '@agentry/errors';
 import type { CompiledTool, RenderedRequest, ToolContext } from './compiled-agent.ts';
 import { withContextAliases } from './context-variables.ts';
@@ -22,7 +22,7 @@ export const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 export function compileTool(
   tool: ToolConfig,
   index: number,
-  options: { contextNames: readonly string[]; defaultTimeoutMs: number },
+  options: { contextNames: readonly string[]; defaultTimeoutMs: number; endUser?: EndUserConfig | undefined },
 ): { ok: true; tool: CompiledTool } | { ok: false; issues: FieldIssue[] } {
   const at = `/tools/${index}`;
   const parameters = tool.parameters ?? emptyParameters;
@@ -43,9 +43,11 @@ export function compileTool(
         ],
       };
     }
+    const endUser = options.endUser;
     const compiled = compileRequestTemplate(tool.endpoint, `${at}/endpoint`, {
       parameters: parameterNames,
       context: options.contextNames,
+      ...(endUser ? { user: { claims: endUser.claims, forwardToken: endUser.forward_token ?? false } } : {}),
     });
     if (!compiled.ok) return compiled;
     request = compiled.template;
@@ -80,6 +82,7 @@ export function compileTool(
       retries: tool.retries ?? 0,
       approval: tool.approval ?? 'never',
       secretNames: request?.secrets ?? [],
+      userValues: request?.user ?? [],
       response: {
         maxBytes: tool.response?.max_bytes ?? defaults.responseMaxBytes,
         ...(tool.response?.fields ? { fields: tool.response.fields } : {}),
@@ -98,18 +101,24 @@ export function compileTool(
       },
       render: (args, ctx) => {
         if (!request) throw clientToolError(tool.name);
-        return render(request, parameterNames, args, ctx);
+        return render(request, parameterNames, args, ctx, options.endUser?.sign_in_message ?? defaultSignInMessage);
       },
     },
   };
 }
+
+/** What the model is told when a tool needs the end user and there is none (`end_user.sign_in_message`). */
+export const defaultSignInMessage = 'This needs you to sign in first.';
 
 function render(
   request: RequestTemplate,
   parameterNames: readonly string[],
   args: Record<string, unknown>,
   ctx: ToolContext,
+  signInMessage: string,
 ): RenderedRequest {
+  // Before anything else: without a verified, unexpired end user nothing is rendered or sent.
+  const user = request.user.length > 0 ? userView(ctx, signInMessage) : undefined;
   const missing = request.secrets.filter((name) => typeof ctx.secrets[name] !== 'string');
   if (missing.length > 0) {
     throw errors.of({
@@ -120,18 +129,45 @@ function render(
       details: { secrets: missing },
     });
   }
-  return renderRequest(request, buildView(parameterNames, args, ctx));
+  return renderRequest(request, buildView(parameterNames, args, ctx, user));
+}
+
+/**
+ * The `user` scope of a tool that reads `{{user.…}}`: the declared claims and the token, only
+ * while the token has not expired. Throws `sign_in_required` (the agent's message, for the model to
+ * relay) when the run has no verified end user or its token expired.
+ */
+function userView(ctx: ToolContext, signInMessage: string): Record<string, unknown> {
+  const user = ctx.user;
+  if (!user || user.expiresAt * 1000 <= Date.now()) {
+    throw errors.of({
+      code: 'sign_in_required',
+      message: signInMessage,
+      category: 'user',
+      retryable: false,
+    });
+  }
+  const view: Record<string, unknown> = Object.assign(Object.create(null), user.claims);
+  if (user.token !== undefined) view.token = user.token;
+  return view;
 }
 
 /**
  * The view a template reads. Only declared parameters are copied from the model's arguments, and
- * `context`/`secrets` are set last, so an argument can never fill or override them.
+ * `context`/`secrets`/`user` are set last, so an argument can never fill or override them.
  */
-function buildView(parameterNames: readonly string[], args: Record<string, unknown>, ctx: ToolContext): TemplateView {
+function buildView(
+  parameterNames: readonly string[],
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  user: Record<string, unknown> | undefined,
+): TemplateView {
   const view: Record<string, unknown> = Object.create(null);
   for (const name of parameterNames) if (Object.hasOwn(args, name)) view[name] = args[name];
   view.context = withContextAliases(ctx.context);
   view.secrets = Object.assign(Object.create(null), ctx.secrets);
+  // Only for tools that read `{{user.…}}` (the loader refuses a parameter named `user` there).
+  if (user) view.user = user;
   return view as TemplateView;
 }
 

@@ -2,6 +2,7 @@ import type {
   AgentConfig,
   BusyPolicy,
   ContextVariableConfig,
+  EndUserConfig,
   HttpMethod,
   ModelProvider,
   ToolProtocol,
@@ -19,6 +20,21 @@ export interface ToolContext {
   context: Record<string, unknown>;
   /** Tenant secrets by name; never shown to the model, masked in traces. */
   secrets: Record<string, string>;
+  /** The verified end user of the run's message (`{{user.x}}`); none for anonymous visitors and callers without a token. */
+  user?: EndUserValues;
+}
+
+/**
+ * What a verified end-user token gives a run's tools: the agent's declared claims and, when it
+ * forwards it, the token. Never shown to the model, masked in traces like secrets.
+ */
+export interface EndUserValues {
+  /** The declared claims the token holds (strings, numbers and booleans only). */
+  claims: Record<string, string | number | boolean>;
+  /** The verified token itself (only when `end_user.forward_token` is true). */
+  token?: string;
+  /** The token's `exp` (Unix seconds): from then on no value is used (the tool asks to sign in). */
+  expiresAt: number;
 }
 
 /** The exact HTTP request one tool call sends. */
@@ -45,11 +61,13 @@ export interface CompiledTool {
   response: { maxBytes: number; fields?: string[]; ephemeral?: number };
   /** Names of the tenant secrets the request reads (`{{secrets.X}}`). */
   secretNames: string[];
+  /** The end user's values the request reads (`{{user.email}}` → `email`; `token`): without a verified user it is not sent. */
+  userValues: string[];
   /** Checks (and fills defaults of) the model's arguments against the tool's `parameters`. */
   validateArguments(args: unknown): ArgumentCheck;
   /**
    * Builds the request for validated arguments. Throws an `AppError` (`invalid_arguments`,
-   * `missing_secret`, `missing_context`) when the values cannot form a safe request.
+   * `missing_secret`, `missing_context`, `sign_in_required`) when the values cannot form a safe request.
    */
   render(args: Record<string, unknown>, ctx: ToolContext): RenderedRequest;
 }
@@ -126,6 +144,8 @@ export interface CompiledAgent {
   toolProtocol: ToolProtocol;
   /** Declared context variables (system ones excluded). */
   contextVariables: ContextVariableConfig[];
+  /** The signed end-user claims tools may read (`end_user`); none: no tool reads `{{user.…}}`. */
+  endUser?: EndUserConfig;
   widget?: WidgetConfig;
   /** Empty when the config declares none. */
   mcpServers: CompiledMcpServer[];

@@ -8,6 +8,7 @@ export type {
   ContextVariableConfig,
   ContextVariableType,
   EndpointConfig,
+  EndUserConfig,
   HttpMethod,
   LimitsConfig,
   McpServerConfig,
@@ -24,6 +25,7 @@ export type {
 } from '@agentry/contract';
 export { canonicalJson, contentHash } from './canonical-hash.ts';
 export { compileAgent } from './compile-agent.ts';
+export { defaultSignInMessage } from './compile-tool.ts';
 export type {
   ArgumentCheck,
   CompiledAgent,
@@ -31,6 +33,7 @@ export type {
   CompiledMcpServer,
   CompiledSkill,
   CompiledTool,
+  EndUserValues,
   RenderedRequest,
   ToolContext,
 } from './compiled-agent.ts';
@@ -38,10 +41,11 @@ export { agentConfigSchema } from './config-schema.ts';
 export { contextIssues, modelVisibleContext, reservedContextIssues } from './context-values.ts';
 export { reservedContextNames, systemContextVariables, withContextAliases } from './context-variables.ts';
 export { defaults } from './defaults.ts';
+export { endUserValues, MAX_END_USER_CLAIM_CHARS, MAX_END_USER_TOKEN_CHARS } from './end-user-values.ts';
 export { headerNameProblem } from './header-rules.ts';
 export { readablePath } from './json-pointer.ts';
 export { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
-export { maskSecrets } from './mask-secrets.ts';
+export { MIN_MASKED_CLAIM_CHARS, maskedValues, maskSecrets } from './mask-secrets.ts';
 export {
   MCP_PROMPT_TOOLS,
   MCP_RESOURCE_TOOLS,

@@ -1,4 +1,4 @@
-import type { AgentConfig, McpServerConfig } from '@agentry/contract';
+import type { AgentConfig, EndUserConfig, McpServerConfig } from '@agentry/contract';
 import { errors, type FieldIssue } from '@agentry/errors';
 import { LRUCache } from 'lru-cache';
 import { canonicalJson, sha256 } from './canonical-hash.ts';
@@ -111,6 +111,7 @@ function templateIssues(
   const names = contextNames(doc);
   const limits = doc.limits as { tool_timeout?: number } | undefined;
   const defaultTimeoutMs = Math.round((limits?.tool_timeout ?? defaults.toolTimeoutSeconds) * 1000);
+  const endUser = endUserOf(doc);
   return tools.flatMap((tool, i) => {
     const prefix = `/tools/${i}`;
     // Templates can still be checked when only unrelated keys of the tool are wrong.
@@ -120,11 +121,23 @@ function templateIssues(
       path === `${prefix}/endpoint` ||
       blocking.some((b) => path === prefix + b || path.startsWith(`${prefix}${b}/`));
     if (found.some((issue) => blocked(issue.path))) return [];
-    const compiled = compileTool(tool, i, { contextNames: names, defaultTimeoutMs });
+    const compiled = compileTool(tool, i, { contextNames: names, defaultTimeoutMs, endUser });
     if (!compiled.ok) return compiled.issues;
     compiledTools.push(compiled.tool);
     return [];
   });
+}
+
+/** The document's `end_user` as far as templates need it (its schema issues are reported apart). */
+function endUserOf(doc: Record<string, unknown>): EndUserConfig | undefined {
+  const section = doc.end_user;
+  if (section === null || typeof section !== 'object' || Array.isArray(section)) return undefined;
+  const { claims, forward_token } = section as Record<string, unknown>;
+  return {
+    ...(section as EndUserConfig),
+    claims: Array.isArray(claims) ? claims.filter((c): c is string => typeof c === 'string') : [],
+    forward_token: forward_token === true,
+  };
 }
 
 /** URL and header templates of the MCP servers the schema accepted. */

@@ -18,3 +18,28 @@ export function maskSecrets(text: string, secrets: Record<string, string>): stri
   }
   return out;
 }
+
+/** Claim values shorter than this are not masked: `true`, `1` or `en` would mask ordinary text. */
+export const MIN_MASKED_CLAIM_CHARS = 4;
+
+/**
+ * Everything a tool call must never show: the tenant's secrets, the end user's token and its
+ * claim values (strings and numbers of at least {@link MIN_MASKED_CLAIM_CHARS} characters), for
+ * `maskSecrets` on URLs, error messages and outputs.
+ *
+ * @example
+ * maskSecrets(text, maskedValues({ secrets, user: { claims: { email: 'a@b.c' }, expiresAt } }));
+ */
+export function maskedValues(ctx: {
+  secrets: Record<string, string>;
+  user?: { claims: Record<string, unknown>; token?: string } | undefined;
+}): Record<string, string> {
+  if (!ctx.user) return ctx.secrets;
+  const out: Record<string, string> = { ...ctx.secrets };
+  for (const [name, value] of Object.entries(ctx.user.claims)) {
+    const text = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+    if (text.length >= MIN_MASKED_CLAIM_CHARS) out[`user.${name}`] = text;
+  }
+  if (ctx.user.token) out['user.token'] = ctx.user.token;
+  return out;
+}

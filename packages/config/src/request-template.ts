@@ -21,12 +21,16 @@ export interface RequestTemplate {
   body?: BodyNode;
   /** Names of the secrets the request reads (each must be configured for the tenant). */
   secrets: string[];
+  /** Names of the end user's values the request reads (`{{user.email}}` → `email`, `{{user.token}}` → `token`). */
+  user: string[];
 }
 
 /** What placeholders may refer to for one tool. */
 export interface KnownNames {
   parameters: readonly string[];
   context: readonly string[];
+  /** The agent's `end_user`: the claims `{{user.x}}` may read and whether `{{user.token}}` may; none: no `{{user.…}}`. */
+  user?: { claims: readonly string[]; forwardToken: boolean };
 }
 
 /**
@@ -93,17 +97,36 @@ export function compileRequestTemplate(
   }
 
   const secrets = new Set<string>();
+  const user = new Set<string>();
   for (const { at: where, template } of located) {
     for (const ref of template.refs) {
       const problem = referenceProblem(ref.kind, ref.name, where, known, template.source);
       if (problem) report(where, problem);
       if (ref.kind === 'secret') secrets.add(ref.name);
+      if (ref.kind === 'user') user.add(ref.name);
     }
+  }
+  if (user.size > 0 && known.parameters.includes('user')) {
+    report(`${at.replace(/\/endpoint$/, '')}/parameters/properties/user`, {
+      code: 'reserved_name',
+      message: 'a tool whose templates read `{{user.…}}` cannot have a parameter named `user`',
+      hint: 'rename the parameter',
+    });
   }
   if (issues.length > 0 || !split.ok || !path) return { ok: false, issues };
   return {
     ok: true,
-    template: { method, origin: split.parts.origin, path, query, queryParams, headers, body, secrets: [...secrets] },
+    template: {
+      method,
+      origin: split.parts.origin,
+      path,
+      query,
+      queryParams,
+      headers,
+      body,
+      secrets: [...secrets],
+      user: [...user],
+    },
   };
 }
 
@@ -147,7 +170,7 @@ function entriesOf<T>(
 }
 
 function referenceProblem(
-  kind: 'argument' | 'context' | 'secret',
+  kind: 'argument' | 'context' | 'secret' | 'user',
   name: string,
   where: string,
   known: KnownNames,
@@ -173,10 +196,38 @@ function referenceProblem(
       hint: didYouMean(name, known.context) ?? `known context variables: ${known.context.join(', ')}`,
     };
   }
+  if (kind === 'user') return userReferenceProblem(name, place(), known.user);
   if (kind === 'secret' && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name)) {
     return { code: 'invalid_secret_name', message: `\`${name}\` is not a valid secret name (letters, digits and _)` };
   }
   return undefined;
+}
+
+function userReferenceProblem(name: string, place: string, user: KnownNames['user']): TemplateProblem | undefined {
+  if (!user) {
+    return {
+      code: 'unknown_user_claim',
+      message: `\`{{user.${name}}}\` in ${place} reads the end user's token, but the agent declares no \`end_user\``,
+      hint: `declare it: "end_user": { "claims": [${name === 'token' ? '' : `"${name}"`}]${name === 'token' ? ', "forward_token": true' : ''} }`,
+    };
+  }
+  if (name === 'token') {
+    return user.forwardToken
+      ? undefined
+      : {
+          code: 'user_token_not_forwarded',
+          message: `\`{{user.token}}\` in ${place} sends the end user's token, but \`end_user.forward_token\` is not true`,
+          hint: 'set "forward_token": true in end_user to let tools send the verified token',
+        };
+  }
+  if (user.claims.includes(name)) return undefined;
+  return {
+    code: 'unknown_user_claim',
+    message: `\`{{user.${name}}}\` in ${place} is not a claim declared in \`end_user.claims\``,
+    hint:
+      didYouMean(name, user.claims) ??
+      `add "${name}" to end_user.claims (declared: ${user.claims.join(', ') || 'none'})`,
+  };
 }
 
 function toIssue(path: string, problem: TemplateProblem): FieldIssue {

@@ -59,7 +59,7 @@ export const MAX_SKILL_DEPTH = 2;
  * const { config, hash } = loadAgentConfig(skillDocument(parent, parent.skills[0]));
  */
 export function skillDocument(
-  parent: Pick<AgentConfig, 'context' | 'mcp_servers' | 'skills'>,
+  parent: Pick<AgentConfig, 'context' | 'end_user' | 'mcp_servers' | 'skills'>,
   skill: SkillConfig,
 ): Json {
   const servers = (parent.mcp_servers ?? []).filter((server) => skill.mcp_servers?.includes(server.name));
@@ -72,6 +72,7 @@ export function skillDocument(
     tools: skill.tools ?? [],
     ...(skill.limits ? { limits: skill.limits } : {}),
     ...(parent.context ? { context: parent.context } : {}),
+    ...(parent.end_user ? { end_user: parent.end_user } : {}),
     ...(servers.length > 0 ? { mcp_servers: servers } : {}),
     ...(nested.length > 0 ? { skills: nested } : {}),
   };
@@ -128,11 +129,17 @@ export function skillIssues(
     const blocked = (issue: FieldIssue) => issue.path === at || issue.path.startsWith(`${at}/`);
     // A skill whose references are wrong is not checked as an agent: its document would be too.
     if (found.some(blocked) || issues.some(blocked)) return;
-    const result = check(skillDocument(doc as Pick<AgentConfig, 'context'>, skill as unknown as SkillConfig));
+    const result = check(
+      skillDocument(doc as Pick<AgentConfig, 'context' | 'end_user'>, skill as unknown as SkillConfig),
+    );
     if (result.ok) return;
     for (const issue of result.issues) {
       // The parent reports its own context variables, MCP servers and skills (the stand-ins' source).
-      if (['/context', '/mcp_servers', '/skills'].some((p) => issue.path === p || issue.path.startsWith(`${p}/`))) {
+      if (
+        ['/context', '/end_user', '/mcp_servers', '/skills'].some(
+          (p) => issue.path === p || issue.path.startsWith(`${p}/`),
+        )
+      ) {
         continue;
       }
       issues.push({ ...issue, path: `${at}${issue.path}` });

@@ -1,8 +1,11 @@
 import { templateHelperNames } from './template-engine.ts';
 
-/** What a placeholder refers to: a model argument, a context variable or a tenant secret. */
+/**
+ * What a placeholder refers to: a model argument, a context variable, a tenant secret or a value of
+ * the verified end user (`{{user.email}}`, `{{user.token}}`).
+ */
 export interface TemplateRef {
-  kind: 'argument' | 'context' | 'secret';
+  kind: 'argument' | 'context' | 'secret' | 'user';
   name: string;
 }
 
@@ -19,7 +22,7 @@ type Expression = hbs.AST.Expression;
 // Names that would walk into JavaScript object internals; refused whatever Handlebars allows.
 const forbiddenNames = new Set(['constructor', 'prototype', '__proto__', 'this']);
 const helperNames = new Set<string>(templateHelperNames);
-const shapeHint = 'use {{name}} for an argument, {{context.name}} or {{secrets.NAME}}';
+const shapeHint = 'use {{name}} for an argument, {{context.name}}, {{secrets.NAME}} or {{user.claim}}';
 
 /**
  * Walks a parsed template and collects its references, refusing everything except content,
@@ -112,6 +115,8 @@ function referenceOf(path: hbs.AST.PathExpression, problems: TemplateProblem[]):
   if (path.parts.length === 1 && head !== 'context' && head !== 'secrets') return { kind: 'argument', name: head };
   if (name !== undefined && rest.length === 0 && head === 'context') return { kind: 'context', name };
   if (name !== undefined && rest.length === 0 && head === 'secrets') return { kind: 'secret', name };
+  // `{{user}}` alone stays an argument named `user` (configs had it before `{{user.x}}` existed).
+  if (name !== undefined && rest.length === 0 && head === 'user') return { kind: 'user', name };
   problems.push({
     code: 'template_bad_reference',
     message: `\`{{${path.original}}}\` is not a valid placeholder`,

@@ -7,10 +7,14 @@ import { encodeFor, type TemplatePosition } from './template-values.ts';
 // share one compilation. Bounded, like every cache fed by tenant content.
 const compiledTemplates = new LRUCache<string, TemplateCompilation>({ max: 10_000 });
 
-/** Values a template may read: declared arguments at the top, `context` and `secrets` beside them. */
+/**
+ * Values a template may read: declared arguments at the top, `context` and `secrets` beside them,
+ * and `user` (the verified end user's values) for templates that read `{{user.x}}`.
+ */
 export type TemplateView = Record<string, unknown> & {
   context: Record<string, unknown>;
   secrets: Record<string, unknown>;
+  user?: Record<string, unknown>;
 };
 
 /** A template compiled once at load, rendered per call in a single pass (output never re-parsed). */
@@ -89,9 +93,15 @@ function compileUncached(source: string, position: TemplatePosition): TemplateCo
 
 /** Reads a reference from a view without touching prototypes. */
 export function lookup(view: TemplateView, ref: TemplateRef): unknown {
-  const scope: Record<string, unknown> =
-    ref.kind === 'argument' ? view : ref.kind === 'context' ? view.context : view.secrets;
-  return Object.hasOwn(scope, ref.name) ? scope[ref.name] : undefined;
+  const scope: Record<string, unknown> | undefined =
+    ref.kind === 'argument'
+      ? view
+      : ref.kind === 'context'
+        ? view.context
+        : ref.kind === 'secret'
+          ? view.secrets
+          : view.user;
+  return scope && Object.hasOwn(scope, ref.name) ? scope[ref.name] : undefined;
 }
 
 function constantTemplate(source: string, text: string): CompiledTemplate {

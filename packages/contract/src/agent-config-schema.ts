@@ -68,6 +68,7 @@ export const agentConfigSchema = {
       default: [],
     },
     widget: { $ref: '#/$defs/widget' },
+    end_user: { $ref: '#/$defs/endUser' },
     webhooks: {
       description:
         'HTTPS callbacks when a run of this agent completes, fails, is cancelled, times out or waits for a person: signed per the Standard Webhooks spec with a tenant secret, sent at least once, retried with backoff.',
@@ -325,6 +326,43 @@ export const agentConfigSchema = {
           description: 'When true the value is shown to the model; otherwise only tools see it.',
           type: 'boolean',
           default: false,
+        },
+      },
+    },
+    endUser: {
+      description:
+        "Values of the signed end-user token (X-End-User-Token, HS256 with the tenant's END_USER_JWT_SECRET) that tools may send as {{user.<claim>}} and, with forward_token, {{user.token}}. They reach the tool's endpoint only: never the model, the transcript, run events or logs.",
+      type: 'object',
+      additionalProperties: false,
+      required: ['claims'],
+      properties: {
+        claims: {
+          description:
+            'The token claims tools may read as {{user.<claim>}} (strings, numbers and booleans; other values are left out).',
+          type: 'array',
+          maxItems: 32,
+          uniqueItems: true,
+          items: {
+            type: 'string',
+            pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$',
+            not: { enum: ['token'] },
+            'x-message':
+              'must be a claim name of letters, digits and _ (at most 64), not token (that is {{user.token}})',
+          },
+        },
+        forward_token: {
+          description:
+            'When true tools may send the verified token itself as {{user.token}} (e.g. "Authorization": "Bearer {{user.token}}").',
+          type: 'boolean',
+          default: false,
+        },
+        sign_in_message: {
+          description:
+            'What the model is told when a tool needs a user value but the conversation has no verified end user (or the token expired).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+          default: 'This needs you to sign in first.',
         },
       },
     },

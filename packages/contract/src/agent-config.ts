@@ -54,6 +54,8 @@ export type LimitsConfig = NonNullable<AgentConfigDocument['limits']>;
 export type ContextVariableConfig = NonNullable<AgentConfigDocument['context']>[number];
 export type ContextVariableType = NonNullable<ContextVariableConfig['type']>;
 export type WidgetConfig = NonNullable<AgentConfigDocument['widget']>;
+/** Which signed end-user claims tools may read (`{{user.x}}`), and whether they may forward the token. */
+export type EndUserConfig = NonNullable<AgentConfigDocument['end_user']>;
 /** What a message does while the conversation's previous run is active. */
 export type BusyPolicy = NonNullable<AgentConfigDocument['busy_policy']>;
 export type ToolProtocol = NonNullable<AgentConfigDocument['tool_protocol']>;

@@ -134,6 +134,8 @@ export const INTERNAL_ERROR_STATUS = {
   model_stream_incomplete: 502,
   // A tool call: a client tool the server may not run, an MCP server, the egress guard.
   client_tool: 422,
+  // A tool reads `{{user.x}}` but the run has no verified (unexpired) end user: the model relays the sign-in message.
+  sign_in_required: 401,
   mcp_stdio_unavailable: 422,
   mcp_timeout: 502,
   mcp_unreachable: 502,

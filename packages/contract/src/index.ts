@@ -14,6 +14,7 @@ export type {
   ContextVariableConfig,
   ContextVariableType,
   EndpointConfig,
+  EndUserConfig,
   HttpMethod,
   JsonType,
   LimitsConfig,

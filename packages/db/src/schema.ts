@@ -161,6 +161,13 @@ export const runs = pgTable(
     cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true, mode: 'date' }),
     /** The user's message when it waits behind another run (enqueue policy); written to the transcript at start. */
     pendingInput: jsonb('pending_input').$type<ContentPart[]>(),
+    /**
+     * The verified end user's values for `{{user.…}}` (the declared claims, the token when forwarded,
+     * its `exp`), sealed with the platform's SecretBox (AES-256-GCM, bound to tenant and conversation)
+     * as JSON text; null without a verified end user or when the agent reads none, and cleared by the
+     * run's final status. Never shown.
+     */
+    endUser: text('end_user'),
     createdAt: createdAt(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),

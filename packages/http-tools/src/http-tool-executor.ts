@@ -2,6 +2,7 @@ import { createDeadlineSignal, type ToolExecutionResult, type ToolExecutor } fro
 import {
   type CompiledAgent,
   type CompiledTool,
+  maskedValues,
   maskSecrets,
   type RenderedRequest,
   type ToolContext,
@@ -65,7 +66,7 @@ export function createHttpToolExecutor(options: HttpToolExecutorOptions): ToolEx
         const message = error instanceof Error ? error.message : String(error);
         return errorResult(
           'tool_failed',
-          `The tool failed unexpectedly: ${maskSecrets(message, options.context.secrets)}`,
+          `The tool failed unexpectedly: ${maskSecrets(message, maskedValues(options.context))}`,
         );
       }
     },
@@ -131,7 +132,8 @@ async function send(
   options: HttpToolExecutorOptions,
   signal: AbortSignal | undefined,
 ): Promise<ToolExecutionResult> {
-  const secrets = options.context.secrets;
+  // Secrets and the end user's values (token, claims) are masked alike in traces and outputs.
+  const secrets = maskedValues(options.context);
   const maskedUrl = maskSecrets(request.url, secrets);
   const started = performance.now();
   let attempt = 0;
@@ -182,7 +184,7 @@ async function attemptOnce(
     const response = await egressFetch(request, {
       policy,
       signal: deadline.signal,
-      secrets: secretValues(tool, options.context.secrets),
+      secrets: secretValues(tool, options.context),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const maxBytes = Math.min(options.maxResponseBytes ?? defaultMaxResponseBytes, policy.maxResponseBytes);
@@ -213,9 +215,14 @@ async function attemptOnce(
   }
 }
 
-/** The values of the secrets this tool's templates read: what must never follow a redirect to another origin. */
-function secretValues(tool: CompiledTool, secrets: Record<string, string>): string[] {
-  return tool.secretNames.map((name) => secrets[name]).filter((v): v is string => typeof v === 'string');
+/**
+ * The values of the secrets this tool's templates read, and the end user's token when it sends it:
+ * what must never follow a redirect to another origin.
+ */
+function secretValues(tool: CompiledTool, context: ToolContext): string[] {
+  const values = tool.secretNames.map((name) => context.secrets[name]);
+  if (tool.userValues.includes('token')) values.push(context.user?.token);
+  return values.filter((v): v is string => typeof v === 'string');
 }
 
 function toResult(

@@ -26,6 +26,7 @@ import type { SecretBox } from '@agentry/secrets';
 import { compileVersion, type PreparedVersion, prepareVersion, versionModel } from './agent-version.ts';
 import { busyDecision } from './busy-policy.ts';
 import { assertDailyQuota } from './daily-quota.ts';
+import { sealEndUser, type VerifiedEndUser } from './end-user.ts';
 import { openSecrets } from './tenant-secrets.ts';
 
 export interface RunServiceDeps {
@@ -50,6 +51,11 @@ export interface MessageRunRequest {
   beforeWrite?: () => Promise<void>;
   /** The request's Idempotency-Key: the run is linked to it in the same commit. */
   idempotency?: IdempotencyHold | undefined;
+  /**
+   * The request's verified end user for this conversation (the caller decides whose values a run of
+   * it may use): what the agent's tools may read of it is sealed on the run.
+   */
+  endUser?: (conversation: Conversation) => VerifiedEndUser | undefined;
   traceId?: string;
 }
 
@@ -64,6 +70,8 @@ export interface ConversationRunRequest {
   context: (agent: CompiledAgent) => Record<string, unknown>;
   history: Message[];
   message: Message;
+  /** The request's verified end user: what the agent's tools may read of it is sealed on the run. */
+  endUser?: VerifiedEndUser | undefined;
   traceId?: string;
 }
 
@@ -122,6 +130,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
           active: found.active,
           interrupt,
           idempotency: request.idempotency,
+          endUser: sealEndUser(deps.secretBox, tenant.id, conversationId, agent, request.endUser?.(found.conversation)),
         },
         commitAhead,
       );
@@ -163,6 +172,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
             message: request.message,
             active: found.active,
             interrupt: [],
+            endUser: sealEndUser(deps.secretBox, tenant.id, conversation.id, agent, request.endUser),
           },
           commitAhead,
         );

@@ -8,6 +8,7 @@ import { createModel, type ModelProviderSettings } from '@agentry/models';
 import {
   type CompiledVersion,
   compileVersion,
+  openEndUser,
   openSealedSecrets,
   type SealedSecret,
   versionModel,
@@ -97,7 +98,13 @@ export function setUpRun(
   const resolved = versionModel(agent, secrets, models);
   const base = createModel(resolved, models);
   const model = agent.toolProtocol === 'native' ? base : withToolProtocol(base, agent.toolProtocol);
-  const toolContext: ToolContext = { context: systemContext(conversation, config.basic_settings.chatbot_id), secrets };
+  // The verified end user's values (`{{user.…}}`) go to the tools only: never the prompt or the transcript.
+  const user = agent.endUser ? openEndUser(secretBox, run) : undefined;
+  const toolContext: ToolContext = {
+    context: systemContext(conversation, config.basic_settings.chatbot_id),
+    secrets,
+    ...(user ? { user } : {}),
+  };
   const http = createHttpToolExecutor({
     agent,
     context: toolContext,

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NotFoundResource } from '@agentry/contract';
 import { type Db, findActiveApiKey, type Tenant, touchApiKey } from '@agentry/db';
 import { errors } from '@agentry/errors';
+import type { VerifiedEndUser } from '@agentry/run-service';
 import type { SecretBox } from '@agentry/secrets';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiKeyCache } from './api-key-cache.ts';
@@ -24,6 +25,11 @@ export interface Principal {
   allowedAgents?: string[];
   /** The end user a verified `X-End-User-Token` vouches for. */
   endUserId?: string;
+  /**
+   * The verified token's claims and the token itself, for the agent's tools only (`{{user.…}}`,
+   * sealed on the run). Not enumerable: a principal logged or spread never carries it.
+   */
+  readonly endUser?: VerifiedEndUser;
 }
 
 export interface AuthVariables {
@@ -118,14 +124,16 @@ export function requireTenantKey(
     c.set('tenant', found.tenant);
     c.set('apiKeyId', found.key.id);
     const endUserToken = c.req.header('x-end-user-token');
-    const endUserId = endUserToken ? await verifyEndUser(db, secretBox, found.tenant.id, endUserToken) : undefined;
-    c.set('principal', {
+    const endUser = endUserToken ? await verifyEndUser(db, secretBox, found.tenant.id, endUserToken) : undefined;
+    const principal: Principal = {
       keyId: found.key.id,
       kind: found.key.kind,
       scopes: found.key.scopes,
       ...(found.key.allowedAgents ? { allowedAgents: found.key.allowedAgents } : {}),
-      ...(endUserId ? { endUserId } : {}),
-    });
+      ...(endUser ? { endUserId: endUser.sub } : {}),
+    };
+    if (endUser) Object.defineProperty(principal, 'endUser', { value: endUser, enumerable: false });
+    c.set('principal', principal);
     const now = Date.now();
     // Writing last-used on every request would add a write to every read; once a minute is enough.
     if ((lastTouched.get(found.key.id) ?? 0) < now - TOUCH_INTERVAL_MS) {

@@ -1,6 +1,6 @@
 import { contextIssues, reservedContextIssues } from '@agentry/config';
 import { type Agent, type AgentVersion, getAgent, getAgentVersion, listAgents, type Tenant } from '@agentry/db';
-import type { RunService } from '@agentry/run-service';
+import type { RunService, VerifiedEndUser } from '@agentry/run-service';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, requireTenantKey } from '../http/auth.ts';
@@ -57,6 +57,7 @@ async function startRun(
   tenant: Tenant,
   target: { agent: Agent; version: AgentVersion; pinned: boolean },
   body: ChatRequest,
+  endUser: VerifiedEndUser | undefined,
 ): Promise<StartedRun> {
   const { history, input } = splitMessages(body.messages);
   // `metadata` is where context comes from here: a system variable in it is refused like in a
@@ -70,6 +71,7 @@ async function startRun(
     pinned: target.pinned,
     history,
     message: { role: 'user', content: [{ type: 'text', text: input }] },
+    endUser,
     context: (agent) => {
       const context = contextFrom(body.metadata, agent.contextVariables);
       const issues = contextIssues(agent.contextVariables, context);
@@ -180,7 +182,7 @@ export function chatCompletionRoutes(deps: ApiDeps, runs: RunService) {
     refuseClientFeatures(body);
     const tenantId = c.var.tenant.id;
     const target = await resolveAgent(deps, tenantId, body.model);
-    const started = await startRun(runs, c.var.tenant, target, body);
+    const started = await startRun(runs, c.var.tenant, target, body, c.var.principal.endUser);
     c.header('x-agentry-run-id', started.run.id);
     c.header('x-agentry-conversation-id', started.conversationId);
     if (body.stream) return completionStream(deps, c, tenantId, started, body);

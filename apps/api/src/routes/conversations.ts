@@ -25,6 +25,7 @@ import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
 import { type AuthVariables, assertAgentAllowed, assertEndUserAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { endUserFor } from '../http/end-user.ts';
 import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { doc, EXAMPLE_AGENT_ID, PAGE_QUERY, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
@@ -277,6 +278,7 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
         tenant,
         conversationId: id,
         idempotency: idempotencyHold(c),
+        endUser: (conversation) => endUserFor(principal, conversation),
         authorize: (conversation) => assertConversationAllowed(principal, conversation, id),
         message: async () => {
           const body = await readJson(c, NewMessage);

@@ -6,6 +6,7 @@ import {
   FINAL_RUN_STATUSES,
   finishRunUnfenced,
   getAgentVersion,
+  getConversation,
   getRun,
   type HumanAnswer,
   isId,
@@ -18,12 +19,13 @@ import {
 import { errors } from '@agentry/errors';
 import type { ToolCallPart } from '@agentry/llm';
 import { runJobData } from '@agentry/queue';
-import { compileVersion } from '@agentry/run-service';
+import { compileVersion, sealEndUser, type VerifiedEndUser } from '@agentry/run-service';
 import { unansweredInput } from '@agentry/runner';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthVariables, assertAgentAllowed, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
+import { endUserFor } from '../http/end-user.ts';
 import { createdBefore, idempotencyHold } from '../http/idempotency.ts';
 import { doc, type ParamDoc, ref, SSE_SCHEMA } from '../http/openapi.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
@@ -35,14 +37,24 @@ function invalidAnswer(path: string, code: string, message: string) {
   return errors.validation('The answers are not valid', [{ path, code, message }]);
 }
 
-/** The calls the waiting run's last model message asked for that still need a person. */
-async function pendingCalls(deps: ApiDeps, run: Run): Promise<PendingInput[]> {
+/**
+ * The calls the waiting run's last model message asked for that still need a person, and what the
+ * answering request's verified end user gives the run's tools (sealed; undefined: keep the run's own).
+ */
+async function pendingCalls(
+  deps: ApiDeps,
+  run: Run,
+  endUser: VerifiedEndUser | undefined,
+): Promise<{ pending: PendingInput[]; sealedEndUser?: string }> {
   const version = await getAgentVersion(deps.db, run.tenantId, run.agentId, run.agentVersion);
-  if (!version) return [];
+  if (!version) return { pending: [] };
   const { agent } = compileVersion(version);
   const last = (await listRunMessages(deps.db, run.tenantId, run.id)).findLast((m) => m.role === 'assistant');
   const calls = last?.content.filter((p): p is ToolCallPart => p.type === 'tool_call') ?? [];
-  return unansweredInput(deps.db, agent, run, calls);
+  const pending = await unansweredInput(deps.db, agent, run, calls);
+  // An answer with a (newer) verified token refreshes the values the resumed run's tools send.
+  const sealed = sealEndUser(deps.secretBox, run.tenantId, run.conversationId, agent, endUser);
+  return sealed ? { pending, sealedEndUser: sealed } : { pending };
 }
 
 /** After the API ended a run: the conversation's next queued run (if any) goes now. */
@@ -155,7 +167,11 @@ export function runRoutes(deps: ApiDeps) {
     }
     if (run.status !== 'waiting')
       throw errors.conflict('run_not_waiting', `The run is ${run.status}, not waiting for answers`);
-    const pending = await pendingCalls(deps, run);
+    const principal = c.var.principal;
+    const conversation = principal.endUser
+      ? await getConversation(deps.db, run.tenantId, run.conversationId)
+      : undefined;
+    const { pending, sealedEndUser } = await pendingCalls(deps, run, endUserFor(principal, conversation));
     const answers = body.results.map((answer, i): HumanAnswer => {
       const call = pending.find((p) => p.tool_call_id === answer.tool_call_id);
       if (!call)
@@ -190,7 +206,7 @@ export function runRoutes(deps: ApiDeps) {
     // The answers and the key's link to the run commit together: a retry after a crash sees them.
     const hold = idempotencyHold(c);
     const answered = await withTenantScope(deps.db, run.tenantId, async (tx) => {
-      if (!(await answerWaitingRun(tx, run, answers))) return false;
+      if (!(await answerWaitingRun(tx, run, answers, sealedEndUser))) return false;
       if (hold) await linkIdempotencyKey(tx, hold, { type: 'run', id: run.id });
       return true;
     });

@@ -107,7 +107,13 @@ function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
 export async function startHarness(
   mode: Mode,
   provider: Provider,
-  options: { env?: Record<string, string>; workers?: number; mail?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    workers?: number;
+    mail?: boolean;
+    /** The API's logger (and the in-process worker's, embedded), e.g. one writing into memory. */
+    logger?: NonNullable<Parameters<typeof startPlatform>[1]>['logger'];
+  } = {},
 ): Promise<Harness> {
   const extraEnv = options.env ?? {};
   const workers: ChildProcess[] = [];
@@ -153,7 +159,10 @@ export async function startHarness(
       cleanup.push(() => Promise.all(workers.map(stopProcess)));
       for (let i = 0; i < (options.workers ?? 1); i++) workers.push(await spawnWorker(env));
     }
-    const platform = await startPlatform(readApiConfig(env, mode !== 'production'));
+    const platform = await startPlatform(
+      readApiConfig(env, mode !== 'production'),
+      options.logger ? { logger: options.logger } : {},
+    );
     cleanup.push(() => platform.close());
     const addWorker = async () => {
       const worker = await spawnWorker(env);

@@ -139,6 +139,7 @@ function runInsertValues(input: 'inputMessageId' | 'pendingInput') {
     agentId: sql.placeholder('agentId'),
     agentVersion: sql.placeholder('agentVersion'),
     traceId: sql.placeholder('traceId'),
+    endUser: sql.placeholder('endUser'),
     [input]: sql.placeholder(input),
   };
 }
@@ -157,6 +158,8 @@ export interface RunWrite {
   interrupt: Run[];
   /** The request's Idempotency-Key, linked to the run in the same commit. */
   idempotency?: IdempotencyHold | undefined;
+  /** The verified end user's values for the run's tools, sealed (`runs.end_user`); null: none. */
+  endUser?: string | null | undefined;
 }
 
 /**
@@ -195,6 +198,7 @@ export async function insertRun(
       agentId: input.agentId,
       agentVersion: input.agentVersion,
       traceId: input.traceId,
+      endUser: input.endUser ?? null,
       ...(messageId ? { inputMessageId: messageId } : { pendingInput: input.message.content }),
     }),
     interrupted.length > 0

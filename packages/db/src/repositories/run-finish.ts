@@ -34,13 +34,23 @@ export async function finishRunFenced(
   fromStatuses: RunStatus[] = ACTIVE,
 ): Promise<boolean> {
   const rows = await withTenantScope(db, run.tenantId, async (tx) => {
-    const updated = await runFinish(update, fromStatuses)(tx, { ...update, runId: run.id, fence });
+    const updated = await runFinish({ ...update, ...endUserCleared }, fromStatuses)(tx, {
+      ...update,
+      runId: run.id,
+      fence,
+    });
     // The webhook outbox: committed with the status, or not at all.
     if (updated[0]) await recordRunWebhooks(tx, updated[0], await storedWebhookTargets(tx, updated[0]));
     return updated;
   });
   return rows.length > 0;
 }
+
+/**
+ * A final status clears the run's sealed end-user values (`runs.end_user`): nothing runs with them
+ * any more, so the claims and the token are not kept. Null is part of the prebuilt statement's shape.
+ */
+const endUserCleared = { endUser: null } as const;
 
 /** What an attempt put off until its end: written with its final status, or not at all. */
 export interface FinalWrites {
@@ -74,15 +84,20 @@ export async function finishAttempt(
 ): Promise<{ nextQueued: QueuedRun | undefined } | undefined> {
   const known = options.webhooks === undefined ? undefined : (options.webhooks ?? []);
   const quiet = known !== undefined && !hasWebhookFor(known, update.status);
-  const values = Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined));
+  const values = {
+    ...Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined)),
+    ...endUserCleared,
+  };
   try {
     return await withTenantScope(db, run.tenantId, async (tx, commitAhead) => {
       const finished = quiet
         ? assertFence(tx, run.id, fence, values, true)
-        : runFinish(update, ACTIVE)(tx, { ...values, runId: run.id, fence }).then(async ([row]) => {
-            if (!row) throw staleAttempt(run.id);
-            await recordRunWebhooks(tx, row, known ?? (await storedWebhookTargets(tx, row)));
-          });
+        : runFinish({ ...update, ...endUserCleared }, ACTIVE)(tx, { ...values, runId: run.id, fence }).then(
+            async ([row]) => {
+              if (!row) throw staleAttempt(run.id);
+              await recordRunWebhooks(tx, row, known ?? (await storedWebhookTargets(tx, row)));
+            },
+          );
       const rest = Promise.all([
         insertRunMessages(tx, run, writes.messages),
         ...writes.completions.map(({ toolCallId, result }) =>
@@ -170,7 +185,7 @@ export async function finishRunUnfenced(
   const rows = await withTenantScope(db, run.tenantId, async (tx) => {
     const updated = await tx
       .update(runs)
-      .set({ ...update, finishedAt: sql`now()`, fence: sql`${runs.fence} + 1` })
+      .set({ ...update, ...endUserCleared, finishedAt: sql`now()`, fence: sql`${runs.fence} + 1` })
       .where(and(eq(runs.id, run.id), inArray(runs.status, fromStatuses)))
       .returning();
     if (updated[0]) await recordRunWebhooks(tx, updated[0], await storedWebhookTargets(tx, updated[0]));

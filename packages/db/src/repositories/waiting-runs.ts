@@ -88,12 +88,18 @@ export type HumanAnswer =
  * Records people's answers to a waiting run's calls and queues the run again, in one transaction.
  * False when the run is not waiting (already answered, cancelled, …).
  */
-export async function answerWaitingRun(db: Db, run: RunRef, answers: HumanAnswer[]): Promise<boolean> {
+export async function answerWaitingRun(
+  db: Db,
+  run: RunRef,
+  answers: HumanAnswer[],
+  endUser?: string,
+): Promise<boolean> {
   return withTenantScope(db, run.tenantId, async (tx) => {
     const resumed = await tx
       .update(runs)
       // A fresh heartbeat: queued again now, not abandoned since it parked (stuck-run sweeper).
-      .set({ status: 'queued', heartbeatAt: sql`now()` })
+      // `endUser`: the answering request's verified end user, sealed, replaces the run's own.
+      .set({ status: 'queued', heartbeatAt: sql`now()`, ...(endUser ? { endUser } : {}) })
       .where(and(eq(runs.id, run.id), eq(runs.tenantId, run.tenantId), eq(runs.status, 'waiting')))
       .returning({ id: runs.id });
     if (resumed.length === 0) return false;
