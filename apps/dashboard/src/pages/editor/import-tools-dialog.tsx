@@ -39,7 +39,8 @@ export default function ImportToolsDialog({ existing, onAdded, onClose }: Import
   const { t } = useI18n();
   const ref = useRef<HTMLDialogElement>(null);
   const reviewHeading = useRef<HTMLHeadingElement>(null);
-  const abort = useRef(new AbortController());
+  // A call still running when the dialog closes is abandoned (a new controller per mount: StrictMode mounts twice).
+  const abort = useRef<AbortController>(new AbortController());
   const [kind, setKind] = useState<Kind>('openapi');
   const [from, setFrom] = useState<'text' | 'url'>('text');
   const [text, setText] = useState('');
@@ -56,8 +57,9 @@ export default function ImportToolsDialog({ existing, onAdded, onClose }: Import
   useEffect(() => {
     const dialog = ref.current;
     dialog?.showModal();
-    dialog?.querySelector<HTMLElement>('textarea, input')?.focus();
-    const controller = abort.current;
+    dialog?.querySelector<HTMLElement>('textarea')?.focus();
+    const controller = new AbortController();
+    abort.current = controller;
     return () => controller.abort();
   }, []);
   useEffect(() => {
@@ -298,7 +300,7 @@ export default function ImportToolsDialog({ existing, onAdded, onClose }: Import
                         <textarea
                           {...control}
                           className="code-editor"
-                          rows={12}
+                          rows={9}
                           spellCheck={false}
                           value={text}
                           onChange={(e) => {

@@ -1,5 +1,5 @@
 import type { AgentConfigDocument } from '@agentry/contract';
-import { lazy, Suspense, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { blankTool } from '../../config/agent-config.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
@@ -15,10 +15,13 @@ export function ToolsForm({ config, edit }: { config: AgentConfigDocument; edit:
   const [importing, setImporting] = useState(false);
   const [notice, setNotice] = useState<string[]>([]);
   const importButton = useRef<HTMLButtonElement>(null);
-  const closeImport = () => {
-    setImporting(false);
-    importButton.current?.focus();
-  };
+  const wasImporting = useRef(false);
+  // Back on the button once the modal dialog is gone (while it is open the page behind it is inert).
+  useEffect(() => {
+    if (wasImporting.current && !importing) importButton.current?.focus();
+    wasImporting.current = importing;
+  }, [importing]);
+  const closeImport = () => setImporting(false);
   return (
     <div className="stack">
       <PointerIssues pointer="/tools" />
