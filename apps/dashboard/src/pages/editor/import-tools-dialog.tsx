@@ -299,7 +299,7 @@ export default function ImportToolsDialog({ existing, onAdded, onClose }: Import
                       {(control) => (
                         <textarea
                           {...control}
-                          className="code-editor"
+                          className="import-source"
                           rows={9}
                           spellCheck={false}
                           value={text}
@@ -349,7 +349,7 @@ export default function ImportToolsDialog({ existing, onAdded, onClose }: Import
                 {(control) => (
                   <textarea
                     {...control}
-                    className="code-editor"
+                    className="import-source"
                     rows={6}
                     spellCheck={false}
                     placeholder="curl -X POST https://api.example.com/v1/orders -H 'Content-Type: application/json' -d '{&quot;item&quot;:&quot;x&quot;}'"
@@ -378,16 +378,20 @@ export default function ImportToolsDialog({ existing, onAdded, onClose }: Import
 /** A failed read or add in plain words, with the API's own lines and code under it. */
 function ImportError({ error }: { error: unknown }) {
   const { t } = useI18n();
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (error) box.current?.scrollIntoView({ block: 'nearest' });
+  }, [error]);
   if (!error) return null;
   if (typeof error === 'string')
     return (
-      <div className="banner banner-error" role="alert" id="import-error">
+      <div className="banner banner-error" role="alert" id="import-error" ref={box}>
         {error}
       </div>
     );
   const failure = describeImportFailure(error);
   return (
-    <div className="banner banner-error" role="alert" id="import-error">
+    <div className="banner banner-error" role="alert" id="import-error" ref={box}>
       <strong>{t(failure.key, failure.vars)}</strong>
       {failure.details.length > 0 ? (
         <ul className="import-error-details">

@@ -110,14 +110,14 @@ describe('failures in plain words', () => {
     });
   });
 
-  it('lists a 422’s problems under the message', () => {
+  it('lists a 422’s problems under the message, each by its first line', () => {
     const error = ProblemError.fromResponse(422, {
       code: 'import_document_invalid',
       status: 422,
       title: 'Invalid',
       detail: 'The document is not valid',
       errors: [
-        { path: '/paths/~1pets', code: 'x', message: 'must have responses' },
+        { path: '/paths/~1pets', code: 'x', message: 'must have responses\n> 1 | {\n  | ^ here' },
         { path: '', code: 'y', message: 'no openapi field' },
       ],
     });

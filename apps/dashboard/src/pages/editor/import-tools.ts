@@ -128,11 +128,12 @@ const MESSAGES: Record<string, MessageKey> = {
 /** Any failure of the dialog's calls, in plain words (never an empty message). */
 export function describeImportFailure(error: unknown): ImportFailure {
   if (error instanceof ProblemError) {
-    const details = (error.problem.errors ?? []).map((e) =>
-      e.path && e.path !== '/' && e.path !== '' ? `${e.path}: ${e.message}` : e.message,
-    );
+    const details = (error.problem.errors ?? []).map((e) => {
+      const message = firstLine(e.message);
+      return e.path && e.path !== '/' ? `${e.path}: ${message}` : message;
+    });
     const key = MESSAGES[error.code] ?? (error.status === 413 ? 'importTools.error.tooLarge' : undefined);
-    const detail = error.problem.detail || error.problem.title || '';
+    const detail = firstLine(error.problem.detail || error.problem.title || '');
     if (key) {
       // The API's sentence adds what the plain words cannot know (which header, which host).
       const extra = details.length === 0 && detail && key !== 'importTools.error.privateAddress' ? [detail] : [];
@@ -142,4 +143,10 @@ export function describeImportFailure(error: unknown): ImportFailure {
   }
   const message = error instanceof Error ? error.message : String(error);
   return { key: 'importTools.error.other', vars: { message: message || '?' }, details: [] };
+}
+
+/** A validator's message may carry a code frame after its first line: the first line says it. */
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0]?.trim() ?? '';
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }

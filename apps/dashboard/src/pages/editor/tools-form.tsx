@@ -25,6 +25,11 @@ export function ToolsForm({ config, edit }: { config: AgentConfigDocument; edit:
   return (
     <div className="stack">
       <PointerIssues pointer="/tools" />
+      {tools.length === 0 ? <p className="empty">{t('tools.empty')}</p> : null}
+      {tools.map((tool, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: list position is the identity in the config
+        <ToolCard key={i} config={config} tool={tool} index={i} edit={edit} />
+      ))}
       {notice.length > 0 ? (
         <div className="banner banner-ok" role="status" id="import-notice">
           {notice.map((line) => (
@@ -32,11 +37,6 @@ export function ToolsForm({ config, edit }: { config: AgentConfigDocument; edit:
           ))}
         </div>
       ) : null}
-      {tools.length === 0 ? <p className="empty">{t('tools.empty')}</p> : null}
-      {tools.map((tool, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: list position is the identity in the config
-        <ToolCard key={i} config={config} tool={tool} index={i} edit={edit} />
-      ))}
       <div className="inline">
         <button type="button" id="add-tool" onClick={() => edit(['tools', tools.length], blankTool(tools.length))}>
           + {t('tools.add')}
