@@ -206,12 +206,20 @@ async function main(): Promise<void> {
     await shot(page, 'import-error-private-url');
   });
 
-  await step('a broken document is refused with the validator’s lines', async () => {
+  await step('a broken document is refused with the validator’s lines; a file can be uploaded', async () => {
     await page.check('#import-from-text');
     await page.fill('#import-document', '{"openapi": "3.0.3", "info": {"title": "x"}}');
     await page.click('#import-read');
     await page.locator('#import-error', { hasText: 'not a valid OpenAPI or Swagger document' }).waitFor();
     await shot(page, 'import-error-invalid');
+    // An uploaded file fills the box (and replaces what was typed).
+    await page.setInputFiles('#import-file', {
+      name: 'petstore.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(petstore),
+    });
+    await page.getByText('Loaded petstore.json.').waitFor();
+    assert.equal(await page.inputValue('#import-document'), petstore);
     await page.click('#import-tools-dialog button[aria-label="Close"]');
     await dialog.waitFor({ state: 'detached' });
   });
