@@ -11,13 +11,13 @@
  * test-artifacts/dashboard/ and their paths are printed.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ALL_SCOPES } from '@agentry/contract';
 import { chromiumLaunchOptions, demoResponder, type FakeRequest, type FakeTurn, firstLink } from '@agentry/testkit';
 import { sql } from 'drizzle-orm';
-import { chromium, type Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, describe, it } from 'vitest';
 import { withSystemScope } from '../../../packages/db/src/index.ts';
@@ -26,6 +26,7 @@ import { ADMIN_TOKEN, call, seedConfig, startHarness } from '../../api/src/test-
 import { fieldId } from '../src/config/field-pointer.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { startStaticServer } from './static-server.ts';
+import { walkthrough } from './walkthrough.ts';
 
 const appDir = fileURLToPath(new URL('../', import.meta.url));
 const widgetDir = fileURLToPath(new URL('../../widget/', import.meta.url));
@@ -44,31 +45,11 @@ function streamingResponder(req: FakeRequest): FakeTurn {
 const byPointer = (pointer: string) => `#${fieldId(pointer)}`;
 
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
-const screenshots: string[] = [];
-let currentPage: Page | undefined;
-
-async function shot(page: Page, name: string): Promise<void> {
-  const path = join(shotsDir, `${String(screenshots.length + 1).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  screenshots.push(path);
-  console.log(`  screenshot: ${path}`);
-}
-
-async function step(name: string, fn: () => Promise<void>): Promise<void> {
-  const started = Date.now();
-  try {
-    await fn();
-    console.log(`✓ ${name} (${Date.now() - started} ms)`);
-  } catch (error) {
-    console.log(`✗ ${name}`);
-    if (currentPage) await shot(currentPage, 'failure').catch(() => {});
-    throw error;
-  }
-}
+const walk = walkthrough(shotsDir);
+const { shot, step } = walk;
 
 async function main(): Promise<void> {
-  rmSync(shotsDir, { recursive: true, force: true });
-  mkdirSync(shotsDir, { recursive: true });
+  walk.start();
   console.log('building the dashboard and the widget…');
   await buildDashboard();
   await build({ root: widgetDir, configFile: join(widgetDir, 'vite.config.ts'), logLevel: 'warn' });
@@ -105,7 +86,7 @@ async function main(): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  currentPage = page;
+  walk.page = page;
   const consoleErrors: string[] = [];
   page.on('pageerror', (e) => consoleErrors.push(e.message));
 
@@ -531,7 +512,7 @@ async function main(): Promise<void> {
   });
 
   assert.deepEqual(consoleErrors, [], 'no uncaught errors in the page');
-  console.log(`\n${screenshots.length} screenshots in ${shotsDir}`);
+  console.log(`\n${walk.screenshots.length} screenshots in ${shotsDir}`);
 }
 
 const hasChromium = existsSync(CHROMIUM);

@@ -10,7 +10,7 @@
  * Screenshots go to test-artifacts/dashboard-import/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions } from '@agentry/testkit';
@@ -19,6 +19,7 @@ import { afterAll, describe, it } from 'vitest';
 import { invitationToken } from '../../api/src/test-support/accounts.ts';
 import { ADMIN_TOKEN, call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
 import { buildDashboard } from './build-dashboard.ts';
+import { walkthrough } from './walkthrough.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard-import');
@@ -30,15 +31,7 @@ const SEED_TOOL = 'save_customer_information';
 const API_KEY_SECRET = 'SWAGGER_PETSTORE_API_KEY';
 const CURL = `curl -X POST https://api.example.com/v1/orders -H 'Content-Type: application/json' -d '{"item":"x","qty":2}'`;
 
-let currentPage: Page | undefined;
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
-let shots = 0;
-
-async function shot(page: Page, name: string): Promise<void> {
-  const path = join(shotsDir, `${String(++shots).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path });
-  console.log(`  screenshot: ${path}`);
-}
 
 /** A tenant, its owner (signed in through the API) and an agent with the demo config's one tool. */
 async function seed(h: Harness): Promise<{ key: string; agentId: string; session: string }> {
@@ -67,21 +60,11 @@ async function seed(h: Harness): Promise<{ key: string; agentId: string; session
   return { key, agentId: agent.json.id, session };
 }
 
-async function step(name: string, fn: () => Promise<void>): Promise<void> {
-  const started = Date.now();
-  try {
-    await fn();
-    console.log(`✓ ${name} (${Date.now() - started} ms)`);
-  } catch (error) {
-    console.log(`✗ ${name}`);
-    if (currentPage) await shot(currentPage, 'failure').catch(() => {});
-    throw error;
-  }
-}
-
 async function main(): Promise<void> {
-  rmSync(shotsDir, { recursive: true, force: true });
-  mkdirSync(shotsDir, { recursive: true });
+  const walk = walkthrough(shotsDir);
+  walk.start();
+  const { step } = walk;
+  const shot = (page: Page, name: string) => walk.shot(page, name, { fullPage: false });
   await buildDashboard();
   // Loopback is refused (the harness allows it for its fake servers by default), as in production.
   const h = await startHarness('embedded', 'openai', { env: { EGRESS_ALLOWLIST: 'tools.internal.example' } });
@@ -96,7 +79,7 @@ async function main(): Promise<void> {
   await context.addCookies([{ name: 'agentry_session', value: session, url: h.platform.url }]);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  currentPage = page;
+  walk.page = page;
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   const dialog = page.locator('#import-tools-dialog');

@@ -1,0 +1,47 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+
+/**
+ * A browser walk-through's record: numbered full-page screenshots in `dir` (emptied by `start`) and
+ * named steps that log their time, and on failure save a screenshot of the page being driven.
+ *
+ * @example
+ * const walk = walkthrough(join(repoRoot, 'test-artifacts/dashboard'));
+ * walk.start();
+ * walk.page = page;
+ * await walk.step('sign in', async () => { …; await walk.shot(page, 'login'); });
+ */
+export function walkthrough(dir: string) {
+  const screenshots: string[] = [];
+  const walk = {
+    dir,
+    screenshots,
+    /** Empties the screenshot folder (called when the walk-through starts, not when its file loads). */
+    start(): void {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      screenshots.length = 0;
+    },
+    /** The page a failing step screenshots. */
+    page: undefined as Page | undefined,
+    async shot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+      const path = join(dir, `${String(screenshots.length + 1).padStart(2, '0')}-${name}.png`);
+      await page.screenshot({ path, fullPage: options.fullPage ?? true });
+      screenshots.push(path);
+      console.log(`  screenshot: ${path}`);
+    },
+    async step(name: string, fn: () => Promise<void>): Promise<void> {
+      const started = Date.now();
+      try {
+        await fn();
+        console.log(`✓ ${name} (${Date.now() - started} ms)`);
+      } catch (error) {
+        console.log(`✗ ${name}`);
+        if (walk.page) await walk.shot(walk.page, 'failure').catch(() => {});
+        throw error;
+      }
+    },
+  };
+  return walk;
+}
