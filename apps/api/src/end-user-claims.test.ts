@@ -12,6 +12,7 @@ import {
   type Mode,
   readSse,
   startHarness,
+  visitorCalls,
   waitForRun,
 } from './test-support/harness.ts';
 
@@ -130,19 +131,7 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
   }, 90_000);
   afterAll(() => h?.close());
 
-  const visitor = async (method: string, path: string, token?: string, body?: unknown) => {
-    const res = await fetch(`${h.platform.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${pk}`,
-        origin: ORIGIN,
-        'content-type': 'application/json',
-        ...(token ? { 'x-end-user-token': token } : {}),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, json: await res.json() };
-  };
+  const visitor = visitorCalls(() => ({ url: h.platform.url, key: pk }), ORIGIN);
 
   const callsTheTool = () =>
     h.llm.enqueue(

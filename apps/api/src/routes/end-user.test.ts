@@ -1,6 +1,6 @@
 import { CompactSign, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, type Harness, seedConfig, startHarness } from '../test-support/harness.ts';
+import { call, createTenant, type Harness, seedConfig, startHarness, visitorCalls } from '../test-support/harness.ts';
 
 const SECRET = 'end-user-signing-secret-0123456789abcdef';
 const ORIGIN = 'https://shop.example';
@@ -43,19 +43,7 @@ describe('signed end-user identity (X-End-User-Token)', () => {
   }, 60_000);
   afterAll(() => h?.close());
 
-  const visitor = async (method: string, path: string, endUser?: string, body?: unknown) => {
-    const res = await fetch(`${h.platform.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${pk}`,
-        origin: ORIGIN,
-        'content-type': 'application/json',
-        ...(endUser ? { 'x-end-user-token': endUser } : {}),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, json: await res.json() };
-  };
+  const visitor = visitorCalls(() => ({ url: h.platform.url, key: pk }), ORIGIN);
 
   it('trusts userId only from a verified token, and keeps a user’s conversations theirs', async () => {
     const ada = await token('user-42');

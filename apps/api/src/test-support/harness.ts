@@ -204,6 +204,32 @@ export async function call(
   };
 }
 
+/**
+ * A visitor's calls: the publishable key from its allowed origin, with an end-user token when given.
+ *
+ * `target` is read at each call (the harness and key usually come from a `beforeAll`).
+ *
+ * @example
+ * const visitor = visitorCalls(() => ({ url: h.platform.url, key: pk }), ORIGIN);
+ * const { status, json } = await visitor('POST', '/v1/conversations', token, { agent_id });
+ */
+export function visitorCalls(target: () => { url: string; key: string }, origin: string) {
+  return async (method: string, path: string, endUserToken?: string, body?: unknown) => {
+    const { url, key } = target();
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        origin,
+        'content-type': 'application/json',
+        ...(endUserToken ? { 'x-end-user-token': endUserToken } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: await res.json() };
+  };
+}
+
 /** Sends a raw body with node:http, which (unlike fetch) reads an early answer to an unfinished upload. */
 export function postRaw(url: string, key: string, body: string): Promise<Omit<CallResult, 'headers'>> {
   return new Promise((resolve, reject) => {
