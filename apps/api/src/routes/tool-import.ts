@@ -65,6 +65,7 @@ export function toolImportRoutes(deps: ApiDeps) {
         'egress_forbidden_address',
         'egress_too_many_redirects',
         'egress_dns_failed',
+        'server_busy',
       ],
     }),
   );
