@@ -261,6 +261,29 @@ describe.each(modes)('end-user claims and the forwarded token reach the tool, ne
     expect(toolResult).toContain('sign_in_required');
   });
 
+  it('the OpenAI-compatible route uses a caller’s X-End-User-Token the same way', async () => {
+    const carol = customer();
+    const token = await endUserToken(carol);
+    Object.assign(watched, { carolEmail: carol.email, carolOrg: carol.org_id, carolToken: token });
+    callsTheTool();
+    const before = h.endpoint.requests.length;
+    const res = await fetch(`${h.platform.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-end-user-token': token },
+      body: JSON.stringify({ model: agentId, messages: [{ role: 'user', content: 'orders?' }] }),
+    });
+    const completion = await res.json();
+    expect(res.status, JSON.stringify(completion)).toBe(200);
+    expect(completion.choices[0].message.content).toBe('Your order NW-1 has shipped.');
+    const sent = h.endpoint.requests.at(-1)!;
+    expect(h.endpoint.requests.length).toBe(before + 1);
+    expect(sent.headers.authorization).toBe(`Bearer ${token}`);
+    expect(sent.path).toBe(`/orgs/${carol.org_id}/orders`);
+    expect(sent.json).toMatchObject({ customer: carol.email });
+    assertNowhere('a model request', JSON.stringify(h.llm.requests));
+    assertNowhere('the completion', JSON.stringify(completion));
+  });
+
   it('a token that expires before the tool call is not used (each call checks `exp`)', async () => {
     const eve = customer();
     const token = await endUserToken(eve, Math.floor(Date.now() / 1000) + 2);

@@ -123,7 +123,7 @@ export function chatCompletionRoutes(deps: ApiDeps, runs: RunService) {
   app.onError((error, c) => openAiErrorResponse(deps, c, error));
   // The same key check, rate limit and daily quota as the tenant-scoped routes, inside this app's onError.
   const guards = [
-    requireTenantKey(deps.db, undefined, { cache: deps.apiKeyCache }),
+    requireTenantKey(deps.db, deps.secretBox, { cache: deps.apiKeyCache }),
     rateLimit(deps.rateLimit),
   ] as const;
   app.use('/chat/completions', ...guards);
