@@ -45,7 +45,7 @@ export {
 } from './error-codes.ts';
 export { MAX_MESSAGE_CHARS, MAX_SECRET_BYTES, PASSWORD_MAX_LENGTH, PG_INTEGER_MAX } from './limits.ts';
 export type { FieldIssue, Problem } from './problem.ts';
-export { type ClientProblem, ProblemError, toProblem } from './problem-error.ts';
+export { type ClientProblem, ProblemError } from './problem-error.ts';
 export { ROLES, type Role } from './roles.ts';
 export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES, type RunStatus } from './run-status.ts';
 export { ALL_SCOPES, isScope, SCOPE_RESOURCES, type Scope, type ScopeResource } from './scopes.ts';

@@ -10,8 +10,6 @@ export {
   prepareVersion,
   versionModel,
 } from './agent-version.ts';
-export { busyDecision } from './busy-policy.ts';
-export { assertDailyQuota } from './daily-quota.ts';
 export { endUserSealContext, openEndUser, sealEndUser, type VerifiedEndUser } from './end-user.ts';
 export {
   type ConversationRunRequest,
