@@ -66,3 +66,7 @@ export type WebhookEventName = WebhookConfig['events'][number];
 export type McpServerConfig = NonNullable<AgentConfigDocument['mcp_servers']>[number];
 /** A sub-agent offered to the agent as the tool `skill__<name>`. */
 export type SkillConfig = NonNullable<AgentConfigDocument['skills']>[number];
+/** A fixed procedure run as a state machine (issue 19). */
+export type FlowConfig = NonNullable<AgentConfigDocument['flows']>[number];
+export type FlowStepConfig = FlowConfig['steps'][number];
+export type FlowSlotConfig = NonNullable<FlowConfig['slots']>[string];
