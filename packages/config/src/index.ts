@@ -61,4 +61,5 @@ export { externalParametersSchema } from './mcp-tool-schema.ts';
 export { type ArgumentsValidator, argumentsValidator } from './parameters-validator.ts';
 export { MAX_SKILL_DEPTH, skillToolName } from './skills.ts';
 export { buildSystemPrompt } from './system-prompt.ts';
+export { type CompiledTemplate, compileTemplate, type TemplateView } from './template.ts';
 export { fillWebhookHeaders, WEBHOOK_EVENTS, webhookHeaderSecrets } from './webhooks.ts';

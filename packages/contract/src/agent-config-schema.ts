@@ -92,7 +92,7 @@ export const agentConfigSchema = {
     },
     flows: {
       description:
-        'Fixed procedures (a leave request, a refund) run as state machines: started when the user\'s message matches a trigger pattern (no model call) or when the model calls the tool flow__<name>; they ask for slots, call tools, branch and reply, one step at a time, and hold the conversation until they end.',
+        "Fixed procedures (a leave request, a refund) run as state machines: started when the user's message matches a trigger pattern (no model call) or when the model calls the tool flow__<name>; they ask for slots, call tools, branch and reply, one step at a time, and hold the conversation until they end.",
       type: 'array',
       maxItems: 32,
       items: { $ref: '#/$defs/flow' },
@@ -130,7 +130,8 @@ export const agentConfigSchema = {
           },
         },
         slots: {
-          description: 'The values the flow collects, each with a JSON Schema (and optionally a pattern that extracts it).',
+          description:
+            'The values the flow collects, each with a JSON Schema (and optionally a pattern that extracts it).',
           type: 'object',
           maxProperties: 32,
           propertyNames: { pattern: '^[a-z][a-z0-9_]{0,47}$' },
@@ -202,7 +203,7 @@ export const agentConfigSchema = {
         },
         type: {
           description:
-            'ask (a slot), tool (call one of the agent\'s tools), reply (say something), branch (go where a condition holds), confirm (a yes/no question), handoff (pass to a person) or end.',
+            "ask (a slot), tool (call one of the agent's tools), reply (say something), branch (go where a condition holds), confirm (a yes/no question), handoff (pass to a person) or end.",
           enum: ['ask', 'tool', 'reply', 'branch', 'confirm', 'handoff', 'end'],
         },
         slot: { description: 'ask: the slot to fill.', type: 'string', maxLength: 48 },
@@ -217,9 +218,10 @@ export const agentConfigSchema = {
           type: 'string',
           maxLength: 4000,
         },
-        tool: { description: 'tool: the name of one of the agent\'s tools.', type: 'string', maxLength: 64 },
+        tool: { description: "tool: the name of one of the agent's tools.", type: 'string', maxLength: 64 },
         arguments: {
-          description: 'tool: the call\'s arguments; string values are templates ("{{amount}}" keeps the slot\'s type).',
+          description:
+            'tool: the call\'s arguments; string values are templates ("{{amount}}" keeps the slot\'s type).',
           type: 'object',
           maxProperties: 64,
         },
@@ -247,7 +249,11 @@ export const agentConfigSchema = {
             },
           },
         },
-        else: { description: 'branch: where to go when no condition holds (default: the next step).', type: 'string', maxLength: 48 },
+        else: {
+          description: 'branch: where to go when no condition holds (default: the next step).',
+          type: 'string',
+          maxLength: 48,
+        },
         yes: { description: 'confirm: the step after a yes (default: the next step).', type: 'string', maxLength: 48 },
         no: { description: 'confirm: the step after a no (default: end the flow).', type: 'string', maxLength: 48 },
         yes_label: { description: 'confirm: the yes button.', type: 'string', minLength: 1, maxLength: 40 },
