@@ -69,6 +69,11 @@ export function validateSlot(flow: CompiledFlow, slot: string, value: unknown): 
   if (!validate) return { ok: true, value };
   const checked = validate({ value });
   if (checked.ok) return { ok: true, value: (checked.value as { value: unknown }).value };
+  // A regular expression means nothing to the person answering: name what was expected instead.
+  const description = flow.config.slots?.[slot]?.description;
+  if (checked.issues[0]?.message.includes('must match') && description) {
+    return { ok: false, message: `That does not look like ${lowerFirst(description)}.` };
+  }
   return { ok: false, message: issueText(checked.issues) };
 }
 
