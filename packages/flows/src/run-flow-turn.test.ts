@@ -255,7 +255,7 @@ describe('generated flows and hostile answers (property-based)', () => {
               a: { schema: { type: 'string', maxLength: 10 }, pattern: '(\\w+)' },
               b: { schema: { type: 'integer' }, pattern: '(-?\\d+)' },
             },
-            steps,
+            steps: steps as unknown as FlowConfig['steps'],
           };
           const { tools, calls } = recordingTools();
           const [flow] = compileFlows([config]);
