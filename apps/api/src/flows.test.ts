@@ -1,39 +1,19 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaveConfig } from './test-support/flow-configs.ts';
 import {
   call,
   createTenant,
   type Harness,
   type Mode,
   readSse,
-  repoRoot,
   startHarness,
+  waitForRun,
 } from './test-support/harness.ts';
 
 const modes: Mode[] = ['embedded'];
 if (availableServices().postgres && availableServices().redis) modes.push('production');
 else console.warn('[flows] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
-
-/** The example leave-request agent of `configs/`, its tool pointed at the recording server. */
-function leaveConfig(endpoint: string): Record<string, any> {
-  const config = JSON.parse(readFileSync(join(repoRoot, 'configs/leave-request.json'), 'utf8'));
-  config.tools[0].endpoint.url = `${endpoint}/leave-requests`;
-  config.tools[0].endpoint.headers = {};
-  // A slot only the model can read, for the model-extraction cases.
-  config.flows.push({
-    name: 'feedback',
-    description: 'Collect a rating of the service from 1 to 5.',
-    triggers: { patterns: ['(?i)^give feedback$'] },
-    slots: { rating: { schema: { type: 'integer', minimum: 1, maximum: 5 }, description: 'the rating' } },
-    steps: [
-      { id: 'ask_rating', type: 'ask', slot: 'rating', prompt: 'How would you rate us from 1 to 5?' },
-      { id: 'thanks', type: 'end', message: 'Thanks for the {{rating}}!' },
-    ],
-  });
-  return config;
-}
 
 describe.each(modes)('flows (%s)', (mode) => {
   let h: Harness;
@@ -133,6 +113,48 @@ describe.each(modes)('flows (%s)', (mode) => {
     expect((await say(conv, 'no')).reply).toBe('OK, I did not file anything.');
     expect(h.endpoint.requests).toHaveLength(0);
     expect(h.llm.requests.length).toBe(llmBefore + 1);
+  });
+
+  it('a tool step that needs approval parks the run; approved it is sent once, declined the flow takes on_error', async () => {
+    const config = leaveConfig(h.endpoint.url);
+    config.tools[0].approval = 'always';
+    const approving = (await call(h, 'POST', '/v1/agents', { key, body: { config } })).json.id;
+    h.endpoint.reset();
+    h.endpoint.respondWith(() => ({ status: 201, body: { id: 'LR-8' } }));
+    for (const decision of ['approve', 'decline'] as const) {
+      const conv = (await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: approving } })).json.id;
+      for (const text of ['leave request', '2026-12-01', '2026-12-02', 'Dentist']) await say(conv, text);
+      const waiting = await say(conv, 'yes');
+      expect(waiting.status).toBe('waiting');
+      const events = await readSse(
+        await fetch(`${h.platform.url}/v1/runs/${waiting.id}/events`, { headers: { authorization: `Bearer ${key}` } }),
+        (e) => e.event === 'waiting',
+      );
+      const pending = events.at(-1)!.data.pending;
+      expect(pending).toMatchObject([
+        { name: 'create_leave_request', kind: 'approval', arguments: { reason: 'Dentist' } },
+      ]);
+      const answered = await call(h, 'POST', `/v1/runs/${waiting.id}/tool-results`, {
+        key,
+        body: { results: [{ tool_call_id: pending[0].tool_call_id, decision }] },
+      });
+      expect(answered.status).toBe(202);
+      const done = await waitForRun(h, key, waiting.id);
+      expect(done.status).toBe('completed');
+      expect(done.reply).toBe(
+        decision === 'approve'
+          ? 'Done: your leave request LR-8 is filed.'
+          : 'Sorry, the HR system did not accept the request. Please try again later.',
+      );
+      // The waiting call is stored once: the turn run again after the answer does not repeat it.
+      const messages = (await call(h, 'GET', `/v1/conversations/${conv}`, { key })).json.messages;
+      const ids = messages.flatMap((m: any) =>
+        m.content.filter((p: any) => p.type === 'tool_call').map((p: any) => p.id),
+      );
+      expect(ids.length).toBe(new Set(ids).size);
+      expect(ids.filter((id: string) => id === pending[0].tool_call_id)).toHaveLength(1);
+    }
+    expect(h.endpoint.requests).toHaveLength(1);
   });
 
   it('a slot without a pattern is read by the model, which corrects an invalid value; a new subject leaves the flow', async () => {

@@ -15,6 +15,10 @@ import type { LoopInputs } from './agent-options.ts';
 import { unansweredInput } from './pending-input.ts';
 import type { ProcessorContext } from './processor-context.ts';
 
+/** Call ids of flow tool steps (`fs_…`) and of the stored flow states (`fl_…`). */
+const STEP_CALL = 'fs_';
+const STATE_CALL = 'fl_';
+
 /** The flow turn a run takes instead of (or after) the model's turn. */
 export interface FlowTurnPlan {
   flow: CompiledFlow;
@@ -25,27 +29,53 @@ export interface FlowTurnPlan {
 
 /**
  * Whether the run's next turn belongs to a flow: the user answers an active flow, their message
- * matches a trigger pattern (no model call), or the model's turn ended by starting a flow that has
- * not spoken yet.
+ * matches a trigger pattern (no model call), the model's turn ended by starting a flow that has not
+ * spoken yet, or a flow's tool step that waited for a person was answered (the turn runs again; the
+ * answered call replays from its record).
  *
  * @example
  * const plan = flowTurnFor(flows, history);
  */
 export function flowTurnFor(flows: readonly CompiledFlow[], history: readonly Message[]): FlowTurnPlan | undefined {
-  if (flows.length === 0) return undefined;
   const last = history.at(-1);
+  if (flows.length === 0 || !last) return undefined;
+  if (last.role === 'user') return planFor(flows, history, textOf(last));
+  if (last.role !== 'tool') return undefined;
+  const results = last.content.filter((p) => p.type === 'tool_result');
+  const started = results.some((p) => flowNameOf(p.toolName) !== undefined);
+  const answeredStep = results.some((p) => p.toolCallId.startsWith(STEP_CALL));
   const state = latestFlowState(history);
   const flow = state && flows.find((f) => f.name === state.flow);
-  if (last?.role === 'tool') {
-    const fresh = last.content.some((p) => p.type === 'tool_result' && flowNameOf(p.toolName) !== undefined);
-    return fresh && flow && state.status === 'active' && !state.awaiting ? { flow, state } : undefined;
-  }
-  if (last?.role !== 'user') return undefined;
-  const input = textOf(last);
+  if ((started || answeredStep) && flow && state.status === 'active' && !state.awaiting) return { flow, state };
+  const user = history.findLast((m) => m.role === 'user');
+  return answeredStep && user ? planFor(flows, history, textOf(user)) : undefined;
+}
+
+function planFor(flows: readonly CompiledFlow[], history: readonly Message[], input: string): FlowTurnPlan | undefined {
+  const state = latestFlowState(history);
+  const flow = state && flows.find((f) => f.name === state.flow);
   // A flow of an earlier version that this one no longer has ends quietly: the model answers.
   if (flow && state.status === 'active') return { flow, state, input };
   const triggered = matchTrigger(flows, input);
   return triggered ? { flow: triggered.flow, state: startFlowState(triggered.flow), input } : undefined;
+}
+
+/**
+ * What a turn's call ids derive from: the run, its user message and how many states of this flow
+ * followed it — the same when the turn runs again after a crash or a person's answer, so its tool
+ * steps replay from their records instead of being sent again.
+ */
+function turnKey(runId: string, history: readonly Message[], flow: string): string {
+  const user = history.findLastIndex((m) => m.role === 'user');
+  const states = history
+    .slice(user + 1)
+    .filter((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool_result' && p.toolName === flowToolName(flow)))
+    .length;
+  return `${runId}:${user}:${flow}:${states}`;
+}
+
+function callId(prefix: string, ...parts: Array<string | number>): string {
+  return `${prefix}${createHash('sha256').update(parts.join(':')).digest('hex').slice(0, 24)}`;
 }
 
 export interface FlowRunInputs extends LoopInputs {
@@ -77,16 +107,12 @@ export async function runFlowInRun(
   if (!prior) {
     await emit({ type: 'run-started', provider: options.model.provider, modelId: options.model.modelId, tools: [] });
   }
-  const key = (...parts: Array<string | number>) =>
-    `fl_${createHash('sha256')
-      .update([run.id, history.length, plan.flow.name, ...parts].join(':'))
-      .digest('hex')
-      .slice(0, 24)}`;
+  const key = turnKey(run.id, history, plan.flow.name);
   const turn = await runFlowTurn(plan.flow, plan.state, plan.input, {
     tools: inputs.agentTools,
     model: options.model,
     context: setup.toolContext.context,
-    callId: (stepId, visit) => key(stepId, visit),
+    callId: (stepId, visit) => callId(STEP_CALL, key, stepId, visit),
     pendingInput: (calls) => unansweredInput(ctx.deps.db, setup.agent, run, calls),
     emit,
     step,
@@ -100,20 +126,33 @@ export async function runFlowInRun(
     toolCallCount: (prior?.toolCallCount ?? 0) + part.toolCallCount,
     durationMs: (prior?.durationMs ?? 0) + performance.now() - started,
   });
-  // Nothing of the turn is kept: it runs again, from the same state, once a person has answered.
+  const seen = new Set(history.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []))));
+  // Steps replayed from their records on a turn run again are in the transcript already.
+  const stepMessages = turn.messages.filter((m) =>
+    m.content.every(
+      (p) => !((p.type === 'tool_call' && seen.has(p.id)) || (p.type === 'tool_result' && seen.has(p.toolCallId))),
+    ),
+  );
   if (turn.pending) {
+    // The waiting call is stored as asked, so people can answer it; once they have, the turn runs
+    // again from the state it started from and the answered call replays from its record.
+    const asked: Message = {
+      role: 'assistant',
+      content: turn.pending.map((p) => ({ type: 'tool_call', id: p.tool_call_id, name: p.name, arguments: p.arguments })),
+    };
+    writes.defer({ messages: [...stepMessages, asked] });
     return merged({
       status: 'waiting',
       pending: turn.pending,
-      messages: [],
+      messages: [...stepMessages, asked],
       steps: [],
       usage: turn.usage,
-      toolCallCount: 0,
+      toolCallCount: turn.toolCallCount,
     });
   }
-  const stateCall = key('state');
+  const stateCall = callId(STATE_CALL, key, 'state');
   const messages: Message[] = [
-    ...turn.messages,
+    ...stepMessages,
     {
       role: 'assistant',
       content: [
