@@ -69,8 +69,9 @@ function turnKey(runId: string, history: readonly Message[], flow: string): stri
   const user = history.findLastIndex((m) => m.role === 'user');
   const states = history
     .slice(user + 1)
-    .filter((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool_result' && p.toolName === flowToolName(flow)))
-    .length;
+    .filter(
+      (m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool_result' && p.toolName === flowToolName(flow)),
+    ).length;
   return `${runId}:${user}:${flow}:${states}`;
 }
 
@@ -138,7 +139,12 @@ export async function runFlowInRun(
     // again from the state it started from and the answered call replays from its record.
     const asked: Message = {
       role: 'assistant',
-      content: turn.pending.map((p) => ({ type: 'tool_call', id: p.tool_call_id, name: p.name, arguments: p.arguments })),
+      content: turn.pending.map((p) => ({
+        type: 'tool_call',
+        id: p.tool_call_id,
+        name: p.name,
+        arguments: p.arguments,
+      })),
     };
     writes.defer({ messages: [...stepMessages, asked] });
     return merged({
