@@ -245,6 +245,8 @@ export const en = {
   'trace.arguments': 'Arguments',
   'trace.result': 'Result',
   'trace.error': 'error',
+  'trace.cached': 'cached',
+  'trace.cachedHint': 'A stored response: no request was sent',
   'versions.version': 'Version',
   'versions.status': 'Status',
   'versions.hash': 'Content hash',

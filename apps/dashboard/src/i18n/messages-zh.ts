@@ -244,6 +244,8 @@ export const zh: Record<MessageKey, string> = {
   'trace.arguments': '参数',
   'trace.result': '结果',
   'trace.error': '错误',
+  'trace.cached': '缓存',
+  'trace.cachedHint': '来自缓存的响应：未发送请求',
   'versions.version': '版本',
   'versions.status': '状态',
   'versions.hash': '内容哈希',
