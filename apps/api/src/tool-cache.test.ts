@@ -53,7 +53,7 @@ describe.each(modes)('cached tool results (%s)', (mode) => {
       agentIds.push(agent.json.id);
     }
     h.endpoint.respondWith((req) => ({
-      headers: req.path.startsWith('/orders/NS') ? { 'cache-control': 'no-store' } : {},
+      headers: req.path.startsWith('/orders/NS') ? { 'cache-control': 'no-store' } : ({} as Record<string, string>),
       body: { id: req.path.split('/').pop(), status: 'shipped', key_echo: req.headers['x-api-key'] },
     }));
   }, 120_000);
