@@ -58,15 +58,15 @@ type CacheRedis = Redis & {
 export function createRedisToolResultCache(options: RedisToolResultCacheOptions): ToolResultCache {
   const maxEntryBytes = options.maxEntryBytes ?? defaultToolCacheBounds.maxEntryBytes;
   const perTenant = options.maxEntriesPerTenant ?? defaultToolCacheBounds.maxEntriesPerTenant;
+  const timeoutMs = options.commandTimeoutMs ?? 250;
   const redis = new Redis(options.redisUrl, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    commandTimeout: options.commandTimeoutMs ?? 250,
+    commandTimeout: timeoutMs,
   }) as CacheRedis;
   redis.on('error', () => {}); // surfaced through failing commands instead
   redis.defineCommand('toolCacheSet', { numberOfKeys: 2, lua: SET_BOUNDED });
-  const timeoutMs = options.commandTimeoutMs ?? 250;
-  const ready = () => whenReady(redis, timeoutMs);
+  const ready = firstConnection(redis, timeoutMs);
   // The hash tag keeps a tenant's entries and index in one slot (Redis Cluster).
   const base = (tenantId: string) => `${options.prefix}:tool-cache:{${tenantId}}:`;
 
@@ -98,19 +98,20 @@ export function createRedisToolResultCache(options: RedisToolResultCacheOptions)
 }
 
 /**
- * Waits (at most `ms`) for the connection to be ready. Without an offline queue a command sent
- * while connecting fails at once; waiting here briefly lets the first calls after a start use the
- * cache, and a Redis that is away costs a call at most `ms` (nothing piles up in a queue).
+ * Waits once for the first connection (at most `ms`): without an offline queue a command sent
+ * while connecting fails at once, and the first calls after a start would all miss. After that
+ * nothing waits: while Redis is away commands fail fast and nothing piles up in a queue.
  */
-function whenReady(redis: Redis, ms: number): Promise<void> {
-  if (redis.status === 'ready' || redis.status === 'end') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    redis.once('ready', done);
-  });
+function firstConnection(redis: Redis, ms: number): () => Promise<void> {
+  let settled = false;
+  const ready = new Promise<void>((resolve) => redis.once('ready', resolve));
+  return async () => {
+    if (settled || redis.status === 'ready') return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    await Promise.race([ready, timeout]).finally(() => clearTimeout(timer));
+    settled = true;
+  };
 }
