@@ -1,10 +1,12 @@
 import { errors } from '@agentry/errors';
 import type { LanguageModel } from '@agentry/llm';
 import { createAnthropicModel } from '@agentry/provider-anthropic';
+import { createDemoModel, DEMO_MODEL_ID } from '@agentry/provider-demo';
 import { createOpenAIModel } from '@agentry/provider-openai';
 import { LRUCache } from 'lru-cache';
 
-export type ProviderName = 'openai' | 'anthropic' | 'openai_compatible';
+/** `demo`: the built-in stand-in of a platform with no model configured (never chosen by a config). */
+export type ProviderName = 'openai' | 'anthropic' | 'openai_compatible' | 'demo';
 
 /** Platform-wide model credentials, read from the environment by each app and passed in. */
 export interface ModelProviderSettings {
@@ -13,6 +15,11 @@ export interface ModelProviderSettings {
   /** Model used when an agent config names none. */
   defaultModels?: Partial<Record<ProviderName, string>>;
   maxRetries?: number;
+  /**
+   * Answer with the built-in demo model when no provider is configured at all (the embedded mode's
+   * first hour). Off as soon as any provider is configured.
+   */
+  demo?: boolean;
 }
 
 /** What an agent asks for (from its config's `model` block). */
@@ -27,6 +34,7 @@ const FALLBACK_MODELS: Record<ProviderName, string> = {
   openai: 'gpt-5.4-mini',
   openai_compatible: 'gpt-5.4-mini',
   anthropic: 'claude-sonnet-4-6',
+  demo: DEMO_MODEL_ID,
 };
 
 export interface ResolvedModel {
@@ -44,6 +52,9 @@ export interface ResolvedModel {
  * resolveModel({ provider: 'anthropic' }, { anthropic: { apiKey: 'sk-ant-…' } });
  */
 export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSettings): ResolvedModel {
+  if (settings.demo && !choice.apiKey && !defaultProvider(settings)) {
+    return { provider: 'demo', name: DEMO_MODEL_ID, apiKey: 'not-needed' };
+  }
   const provider = choice.provider ?? defaultProvider(settings) ?? (choice.apiKey ? 'openai' : undefined);
   if (!provider) throw errors.modelNotConfigured();
   const platform = provider === 'anthropic' ? settings.anthropic : settings.openai;
@@ -96,6 +107,7 @@ function buildModel(resolved: ResolvedModel, settings: ModelProviderSettings): L
     ...(resolved.baseURL ? { baseURL: resolved.baseURL } : {}),
     ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
   };
+  if (resolved.provider === 'demo') return createDemoModel();
   if (resolved.provider === 'anthropic') return createAnthropicModel(common);
   return createOpenAIModel({ ...common, provider: resolved.provider });
 }

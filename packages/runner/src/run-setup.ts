@@ -31,7 +31,7 @@ export interface RunSetup {
 }
 
 /** Context windows by provider, for compaction; configs do not name one yet. */
-const CONTEXT_WINDOW = { openai: 128_000, openai_compatible: 32_000, anthropic: 200_000 } as const;
+const CONTEXT_WINDOW = { openai: 128_000, openai_compatible: 32_000, anthropic: 200_000, demo: 32_000 } as const;
 
 export function contextWindowFor(provider: keyof typeof CONTEXT_WINDOW): number {
   return CONTEXT_WINDOW[provider];
