@@ -25,6 +25,7 @@ import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
 import { assertStdioServersAllowed, discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
+import { flowTriggerTestRoute } from './flow-trigger-test.ts';
 import { toolTestRoute } from './tool-test.ts';
 
 const EXAMPLE_CONFIG = {
@@ -88,6 +89,7 @@ export function agentRoutes(deps: ApiDeps) {
   });
 
   app.route('/tools', toolTestRoute(deps));
+  app.route('/flows', flowTriggerTestRoute());
 
   app.get(
     '/',
