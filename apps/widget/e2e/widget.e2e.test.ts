@@ -254,7 +254,13 @@ async function main(): Promise<void> {
           description: 'Sign the visitor up for the newsletter.',
           triggers: { patterns: ['(?i)^sign me up$'] },
           steps: [
-            { id: 'ask', type: 'confirm', prompt: 'Send you the monthly newsletter?', yes_label: 'Yes', no_label: 'No thanks' },
+            {
+              id: 'ask',
+              type: 'confirm',
+              prompt: 'Send you the monthly newsletter?',
+              yes_label: 'Yes',
+              no_label: 'No thanks',
+            },
             { id: 'done', type: 'end', message: 'You are on the list.' },
           ],
         },

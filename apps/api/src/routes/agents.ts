@@ -24,8 +24,8 @@ import { readJson } from '../http/body.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
-import { assertStdioServersAllowed, discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
 import { flowTriggerTestRoute } from './flow-trigger-test.ts';
+import { assertStdioServersAllowed, discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
 import { toolTestRoute } from './tool-test.ts';
 
 const EXAMPLE_CONFIG = {
