@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions } from '@agentry/testkit';
-import { chromium, type Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { afterAll, describe, it } from 'vitest';
 import { invitationToken } from '../../api/src/test-support/accounts.ts';
 import { ADMIN_TOKEN, call, type Harness, startHarness } from '../../api/src/test-support/harness.ts';

@@ -636,6 +636,7 @@ export const en = {
   'trace.flowAction.exited': 'left by the user',
   'trace.flowAction.failed': 'gave up',
   'trace.flowAction.handoff': 'handed over to a person',
+  'trace.flowAction.answered': 'answered the question of step {step}',
   'trace.flowReplies': 'buttons: {labels}',
 } as const;
 

@@ -627,5 +627,6 @@ export const zh: Record<MessageKey, string> = {
   'trace.flowAction.exited': '用户已退出',
   'trace.flowAction.failed': '已放弃',
   'trace.flowAction.handoff': '已转人工',
+  'trace.flowAction.answered': '已回答步骤 {step} 的问题',
   'trace.flowReplies': '按钮：{labels}',
 };

@@ -5,6 +5,13 @@ const ACTIONS = ['started', 'step', 'slot', 'reask', 'ended', 'exited', 'failed'
 type Action = (typeof ACTIONS)[number];
 const isAction = (a: string): a is Action => (ACTIONS as readonly string[]).includes(a);
 
+/** One event in words; a `slot` event without a slot is a confirmation answered. */
+function describe(event: LiveFlowEvent, t: ReturnType<typeof useI18n>['t']): string {
+  const vars = { step: event.stepId ?? '', slot: event.slot ?? '' };
+  if (event.action === 'slot' && !event.slot) return t('trace.flowAction.answered', vars);
+  return isAction(event.action) ? t(`trace.flowAction.${event.action}`, vars) : event.action;
+}
+
 /** What a flow did in a run, one line per event: started, steps, slots filled, re-asks, the end. */
 export function FlowTrace({ events }: { events: readonly LiveFlowEvent[] }) {
   const { t } = useI18n();
@@ -13,11 +20,8 @@ export function FlowTrace({ events }: { events: readonly LiveFlowEvent[] }) {
     <ol className="flow-trace" aria-label={t('trace.flow', { flow: events[0]?.flow ?? '' })}>
       {events.map((event, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: events are append-only
-        <li key={i} className={`flow-event flow-${event.action}`} data-action={event.action}>
-          <span className="chip chip-context">{t('trace.flow', { flow: event.flow })}</span>{' '}
-          {isAction(event.action)
-            ? t(`trace.flowAction.${event.action}`, { step: event.stepId ?? '', slot: event.slot ?? '' })
-            : event.action}
+        <li key={i} className="flow-event" data-action={event.action}>
+          <span className="chip chip-context">{t('trace.flow', { flow: event.flow })}</span> {describe(event, t)}
           {event.quickReplies ? (
             <span className="muted"> · {t('trace.flowReplies', { labels: event.quickReplies.join(' / ') })}</span>
           ) : null}
