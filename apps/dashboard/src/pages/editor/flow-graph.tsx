@@ -8,6 +8,7 @@ const GAP = 26;
 const LEFT = 12;
 const TOP = 10;
 const LANE = 22;
+const END_W = 100;
 
 const EDGE_CLASS: Record<FlowEdge['kind'], string> = {
   next: 'edge-next',
@@ -65,7 +66,7 @@ export function FlowGraph({ steps }: { steps: readonly FlowStepConfig[] }) {
           </g>
         ))}
         <g className="node node-final" data-node={END}>
-          <rect x={LEFT + NODE_W / 2 - 50} y={nodeY(steps.length)} width={100} height={NODE_H} rx="19" />
+          <rect x={LEFT + NODE_W / 2 - END_W / 2} y={nodeY(steps.length)} width={END_W} height={NODE_H} rx="19" />
           <text x={LEFT + NODE_W / 2} y={nodeY(steps.length) + 24} textAnchor="middle" className="node-type">
             {t('flows.graphEnd')}
           </text>
@@ -97,9 +98,11 @@ function Edge({ edge, from, to, lane }: { edge: FlowEdge; from: number; to: numb
   const x = right + 16 + lane * LANE;
   const y1 = nodeY(from) + NODE_H / 2 + 6;
   const y2 = nodeY(to) + NODE_H / 2 - 6;
+  // The End pill is narrower than a step box.
+  const into = edge.to === END ? LEFT + NODE_W / 2 + END_W / 2 + 1 : right + 1;
   return (
     <g className={cls}>
-      <path d={`M${right},${y1} H${x} V${y2} H${right + 1}`} fill="none" markerEnd="url(#flow-arrow)" />
+      <path d={`M${right},${y1} H${x} V${y2} H${into}`} fill="none" markerEnd="url(#flow-arrow)" />
       <text x={x + 4} y={(y1 + y2) / 2} className="edge-label">
         {label}
       </text>
