@@ -57,8 +57,12 @@ describe.each(modes)('flows (%s)', (mode) => {
       stepId: 'confirm',
       quickReplies: ['Yes, file it', 'No'],
     });
+    // A reloaded widget shows the pending question's buttons again: the conversation lists them.
+    const pending = await call(h, 'GET', `/v1/conversations/${conv}`, { key });
+    expect(pending.json.quick_replies).toEqual(['Yes, file it', 'No']);
     const done = await say(conv, 'Yes, file it');
     expect(done.reply).toBe('Done: your leave request LR-7 is filed.');
+    expect((await call(h, 'GET', `/v1/conversations/${conv}`, { key })).json.quick_replies).toBeUndefined();
     expect(h.llm.requests.length).toBe(llmBefore);
     expect(h.endpoint.requests).toHaveLength(1);
     expect(h.endpoint.requests[0]!.json).toMatchObject({

@@ -247,6 +247,24 @@ async function main(): Promise<void> {
         },
       ],
       context: [{ name: 'plan', type: 'string' }],
+      // A flow whose confirm question comes with quick-reply buttons (issue 19).
+      flows: [
+        {
+          name: 'newsletter',
+          description: 'Sign the visitor up for the newsletter.',
+          triggers: { patterns: ['(?i)^sign me up$'] },
+          steps: [
+            {
+              id: 'ask',
+              type: 'confirm',
+              prompt: 'Send you the monthly newsletter?',
+              yes_label: 'Yes',
+              no_label: 'No thanks',
+            },
+            { id: 'done', type: 'end', message: 'You are on the list.' },
+          ],
+        },
+      ],
       widget: {
         title: 'Acme Help',
         greeting: 'Hello from **Acme**! Ask me anything.',
@@ -521,6 +539,27 @@ async function main(): Promise<void> {
       relay.setBlocked(false);
     }
     await idle();
+  });
+
+  await step('a flow question offers quick replies, kept over a reload; clicking Yes continues the flow', async () => {
+    const buttons = page.locator('.quick-replies button');
+    await send('sign me up');
+    await page.locator('.msg.assistant', { hasText: 'Send you the monthly newsletter?' }).waitFor();
+    await idle();
+    await buttons.first().waitFor();
+    assert.deepEqual(await buttons.allTextContents(), ['Yes', 'No thanks']);
+    await shot(page, 'quick-replies');
+    await page.reload();
+    await page.locator('.launcher').click();
+    await buttons.first().waitFor();
+    assert.deepEqual(await buttons.allTextContents(), ['Yes', 'No thanks'], 'restored from the conversation');
+    await buttons.first().click();
+    await page.locator('.msg.user', { hasText: 'Yes' }).last().waitFor();
+    assert.equal(await buttons.count(), 0, 'the buttons go once a message is sent');
+    await page.locator('.msg.assistant', { hasText: 'You are on the list.' }).waitFor();
+    await idle();
+    assert.equal(await buttons.count(), 0, 'no buttons once the flow ended');
+    await shot(page, 'quick-reply-sent');
   });
 
   await step('new conversation starts empty', async () => {

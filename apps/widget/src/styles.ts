@@ -57,6 +57,7 @@ header h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-ov
 .btn.primary{background:var(--primary);color:var(--on-primary)}
 .outcome{font-size:12.5px;margin-top:6px;opacity:.85;overflow-wrap:anywhere}
 .outcome:empty{display:none}
+.quick-replies{align-self:flex-start;display:flex;flex-wrap:wrap;gap:6px}
 .suggestions{display:flex;flex-wrap:wrap;gap:6px;padding:0 12px 8px}
 .suggestions:empty{display:none}
 .suggestions button{border:1px solid var(--primary);background:transparent;color:var(--text);border-radius:16px;padding:5px 11px;font-size:13px;text-align:left}

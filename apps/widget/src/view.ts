@@ -218,6 +218,23 @@ export class WidgetView {
     }
   }
 
+  /**
+   * Shows a flow's answers as buttons under the last message (labels as text, never markup);
+   * `pick` runs when one is clicked. An empty list removes them.
+   */
+  quickReplies(labels: readonly string[], pick: (label: string) => void): void {
+    this.log.querySelector('.quick-replies')?.remove();
+    if (labels.length === 0) return;
+    const group = el('div', { class: 'quick-replies', role: 'group', 'aria-label': this.t('quickReplies') });
+    for (const label of labels) {
+      const button = el('button', { type: 'button', class: 'btn' }, label);
+      button.addEventListener('click', () => pick(label));
+      group.append(button);
+    }
+    this.log.append(group);
+    this.scroll(true);
+  }
+
   /** Appends tool cards and focuses the first open one (only when the panel shows). */
   addCards(cards: HTMLElement[]): void {
     this.log.append(...cards);

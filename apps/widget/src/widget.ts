@@ -66,6 +66,8 @@ export class Widget {
   private restoring: Promise<void> | undefined;
   private follower: AbortController | undefined;
   private context: Record<string, ContextValue> = {};
+  /** The buttons a flow offered during the current run, shown once it ends. */
+  private offered: string[] = [];
 
   constructor(options: WidgetOptions) {
     this.options = options;
@@ -148,6 +150,7 @@ export class Widget {
     view.clearInput();
     view.hideNotice();
     view.suggest([], () => {});
+    this.showQuickReplies([]);
     view.addUser(text);
     this.events.emit('user-message', { text });
     view.setBusy(true);
@@ -173,6 +176,7 @@ export class Widget {
     this.follower = undefined;
     this.cards.clear();
     this.session.reset({});
+    this.offered = [];
     this.view.clearLog();
     this.view.hideNotice();
     this.view.setStatus('');
@@ -248,6 +252,7 @@ export class Widget {
       if (active && message.run_id === active && message.role !== 'user') continue;
       this.view.addStored(message);
     }
+    if (!active) this.showQuickReplies(transcript.quick_replies ?? []);
     this.view.scroll(true);
     if (active) {
       this.session.state.lastEventId = undefined;
@@ -340,12 +345,19 @@ export class Widget {
 
   private endRun(): void {
     this.view.finishBubble();
+    this.showQuickReplies(this.offered);
     this.settleCards();
     this.cards.clear();
     this.view.setStatus('');
     this.follower = undefined;
     this.session.reset({ conversationId: this.session.state.conversationId });
     this.view.setBusy(false);
+  }
+
+  /** A flow's answer buttons under the last message; clicking one sends it as the visitor's message. */
+  private showQuickReplies(labels: readonly string[]): void {
+    this.offered = [];
+    this.view.quickReplies(labels, (label) => void this.send(label));
   }
 
   private settleCards(): void {
@@ -379,6 +391,10 @@ export class Widget {
         else if (typeof data.toolName === 'string') view.addChip(this.t('toolUsed', { name: data.toolName }));
         break;
       }
+      case 'flow':
+        // The latest flow question's buttons (none when it asks for free text).
+        this.offered = Array.isArray(data.quickReplies) ? data.quickReplies.map(String) : [];
+        break;
       case 'waiting':
         view.finishBubble();
         this.showPending(Array.isArray(data.pending) ? (data.pending as PendingInput[]) : []);

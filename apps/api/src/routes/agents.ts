@@ -24,6 +24,7 @@ import { readJson } from '../http/body.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
+import { flowTriggerTestRoute } from './flow-trigger-test.ts';
 import { assertStdioServersAllowed, discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
 import { toolTestRoute } from './tool-test.ts';
 
@@ -88,6 +89,7 @@ export function agentRoutes(deps: ApiDeps) {
   });
 
   app.route('/tools', toolTestRoute(deps));
+  app.route('/flows', flowTriggerTestRoute());
 
   app.get(
     '/',

@@ -18,6 +18,7 @@ import {
   withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
+import { latestFlowState } from '@agentry/flows';
 import { runJobData } from '@agentry/queue';
 import { compileVersion, type RunService } from '@agentry/run-service';
 import { type Context, Hono } from 'hono';
@@ -192,9 +193,13 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
     const conversation = await loadConversation(deps.db, c.var.principal, c.var.tenant.id, c.req.param('id'));
     const messages = await listMessages(deps.db, c.var.tenant.id, conversation.id);
     const visitor = c.var.principal.kind === 'publishable';
+    // The buttons of a flow's pending question, which a reloaded widget shows again.
+    const flow = latestFlowState(messages);
+    const quickReplies = flow?.status === 'active' ? flow.quick_replies : undefined;
     return c.json({
       ...conversationView(conversation),
       messages: messages.map(visitor ? visitorMessageView : messageView),
+      ...(quickReplies?.length ? { quick_replies: quickReplies } : {}),
     });
   });
 

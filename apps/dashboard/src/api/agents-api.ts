@@ -9,6 +9,8 @@ import type {
   AgentVersion,
   AgentVersionDetail,
   AgentVersionList,
+  FlowTriggerTest,
+  FlowTriggerTestBody,
   NewAgentVersionBody,
   ToolTestBody,
   ToolTestResult,
@@ -38,6 +40,11 @@ export const agentsApi = {
   prompt: (id: string) => apiFetch<AgentPrompt>('GET', `/v1/agents/${enc(id)}/prompt`),
   validate: (config: unknown, signal?: AbortSignal) =>
     apiFetch<AgentSummary>('POST', '/v1/agents/validate', { config } satisfies ValidateConfigBody, signal),
+  testTrigger: (patterns: string[], text: string) =>
+    apiFetch<FlowTriggerTest>('POST', '/v1/agents/flows/trigger-test', {
+      patterns,
+      text,
+    } satisfies FlowTriggerTestBody),
   testTool: (config: unknown, tool: string, args: Record<string, unknown>, send: boolean) =>
     apiFetch<ToolTestResult>('POST', '/v1/agents/tools/test', {
       config,

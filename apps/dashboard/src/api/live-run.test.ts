@@ -5,6 +5,21 @@ const apply = (events: Array<{ type: string; [k: string]: unknown }>, from: Live
   events.reduce(applyRunEvent, from);
 
 describe('live run from streamed events', () => {
+  it("keeps a flow's events in order, with the buttons it offered", () => {
+    const run = apply([
+      { type: 'flow', step: 0, flow: 'leave_request', action: 'started' },
+      { type: 'flow', step: 0, flow: 'leave_request', action: 'slot', slot: 'reason' },
+      { type: 'flow', step: 0, flow: 'leave_request', action: 'step', stepId: 'confirm', quickReplies: ['Yes', 'No'] },
+      { type: 'text-delta', step: 0, delta: 'File it?' },
+    ]);
+    expect(run.flow).toEqual([
+      { flow: 'leave_request', action: 'started' },
+      { flow: 'leave_request', action: 'slot', slot: 'reason' },
+      { flow: 'leave_request', action: 'step', stepId: 'confirm', quickReplies: ['Yes', 'No'] },
+    ]);
+    expect(liveText(run)).toBe('File it?');
+  });
+
   const approval = { tool_call_id: 'c1', name: 'refund', arguments: { amount: 5 }, kind: 'approval' as const };
 
   it('streams text, tool calls, a pause for approval, then the resumed run to its end', () => {

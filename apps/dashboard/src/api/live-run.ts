@@ -24,6 +24,15 @@ export interface LiveStep {
   modelLatencyMs?: number;
 }
 
+/** A flow's progress in a run (a `flow` event): started, a step, a slot filled, a re-ask, the end. */
+export interface LiveFlowEvent {
+  flow: string;
+  action: string;
+  stepId?: string;
+  slot?: string;
+  quickReplies?: string[];
+}
+
 /** What the playground shows of a run while its events arrive (`GET /v1/runs/{id}/events`). */
 export interface LiveRun {
   status: RunStatus;
@@ -32,9 +41,11 @@ export interface LiveRun {
   pending: PendingInput[];
   final: boolean;
   error?: { code?: string; message?: string };
+  /** The flow events, in order (kept after the run ends: the stored run has no such trace). */
+  flow: LiveFlowEvent[];
 }
 
-export const emptyLiveRun: LiveRun = { status: 'queued', steps: [], pending: [], final: false };
+export const emptyLiveRun: LiveRun = { status: 'queued', steps: [], pending: [], final: false, flow: [] };
 
 type Event = { type: string; [key: string]: unknown };
 
@@ -115,6 +126,8 @@ export function applyRunEvent(run: LiveRun, event: Event): LiveRun {
         ...(typeof step.modelLatencyMs === 'number' ? { modelLatencyMs: step.modelLatencyMs } : {}),
       }));
     }
+    case 'flow':
+      return { ...run, flow: [...run.flow, flowEvent(event)] };
     case 'waiting':
       return {
         ...run,
@@ -141,6 +154,17 @@ export function applyRunEvent(run: LiveRun, event: Event): LiveRun {
     default:
       return run;
   }
+}
+
+function flowEvent(event: Event): LiveFlowEvent {
+  const strings = Array.isArray(event.quickReplies) ? event.quickReplies.map(String) : undefined;
+  return {
+    flow: String(event.flow ?? ''),
+    action: String(event.action ?? ''),
+    ...(typeof event.stepId === 'string' ? { stepId: event.stepId } : {}),
+    ...(typeof event.slot === 'string' ? { slot: event.slot } : {}),
+    ...(strings?.length ? { quickReplies: strings } : {}),
+  };
 }
 
 /** Everything the model has said so far, for the streaming bubble. */

@@ -22,6 +22,16 @@ describe('loader issue → form field', () => {
     ['/context/0/name', '/context/0/name'],
     ['/model/temperature', '/model/temperature'],
     ['/widget/colors/primary', '/widget'],
+    ['/flows/0/name', '/flows/0/name'],
+    ['/flows/0', '/flows/0'],
+    ['/flows/1/triggers/patterns/2', '/flows/1/triggers/patterns/2'],
+    ['/flows/0/slots/start/schema/format', '/flows/0/slots/start'],
+    ['/flows/0/slots/start/pattern', '/flows/0/slots/start/pattern'],
+    ['/flows/0/steps/2/slot', '/flows/0/steps/2/slot'],
+    ['/flows/0/steps/2', '/flows/0/steps/2'],
+    ['/flows/0/steps/4/arguments/start', '/flows/0/steps/4/arguments/start'],
+    ['/flows/0/steps/4/save/id', '/flows/0/steps/4/save/id'],
+    ['/flows/0/steps/3/branches/1/when/properties', '/flows/0/steps/3/branches/1'],
     ['', ''],
   ])('%s → %s', (pointer, field) => {
     expect(fieldPointer(pointer)).toBe(field);

@@ -14,6 +14,7 @@ export function fieldPointer(pointer: string): string {
   const [top, index] = s;
   if (top === 'basic_settings' || top === 'model' || top === 'limits') return toPointer(s.slice(0, 2));
   if (top === 'action_books' || top === 'context') return toPointer(s.slice(0, index === undefined ? 1 : 3));
+  if (top === 'flows' && index !== undefined) return flowFieldPointer(s);
   if (top !== 'tools' || index === undefined) return toPointer(s.slice(0, 1));
   const part = s[2];
   if (part === undefined) return toPointer(s.slice(0, 2));
@@ -28,6 +29,21 @@ export function fieldPointer(pointer: string): string {
   }
   if (part === 'response') return toPointer(s.slice(0, s[3] === undefined ? 3 : 4));
   return toPointer(s.slice(0, 3));
+}
+
+/**
+ * Flow fields: `/flows/0/name`, a trigger pattern row, a slot row (its schema issues on the row,
+ * its description and pattern on their inputs), a step's field, an argument or save row, a branch.
+ */
+function flowFieldPointer(s: string[]): string {
+  const part = s[2];
+  if (part === undefined) return toPointer(s.slice(0, 2));
+  if (part === 'triggers') return toPointer(s.slice(0, 5));
+  if (part === 'slots') return toPointer(s.slice(0, s[4] === 'pattern' || s[4] === 'description' ? 5 : 4));
+  if (part !== 'steps' || s[3] === undefined) return toPointer(s.slice(0, 3));
+  const field = s[4];
+  if (field === 'arguments' || field === 'save' || field === 'branches') return toPointer(s.slice(0, 6));
+  return toPointer(s.slice(0, field === undefined ? 4 : 5));
 }
 
 /** Issues grouped by the field they belong to. */

@@ -23,7 +23,16 @@ export interface ConversationFilter {
   hasError?: boolean;
 }
 
-export const EDITOR_TABS = ['settings', 'actions', 'tools', 'json', 'prompt', 'playground', 'versions'] as const;
+export const EDITOR_TABS = [
+  'settings',
+  'actions',
+  'tools',
+  'flows',
+  'json',
+  'prompt',
+  'playground',
+  'versions',
+] as const;
 export type EditorTab = (typeof EDITOR_TABS)[number];
 
 export const SETTINGS_TABS = ['keys', 'secrets', 'members', 'widget'] as const;

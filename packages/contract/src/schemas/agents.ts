@@ -127,6 +127,14 @@ export const ToolTestResultSchema = component(
   }),
 );
 
+export const FlowTriggerTestSchema = component(
+  'FlowTriggerTest',
+  z.object({
+    matches: z.boolean().describe('Whether the sentence starts the flow'),
+    pattern: z.string().optional().describe('The first trigger pattern that matched'),
+  }),
+);
+
 export type Agent = z.infer<typeof AgentSchema>;
 /** An agent in `GET /v1/agents`: with its runs of the last 24 hours. */
 export type AgentListItem = z.infer<typeof AgentListSchema>['data'][number];
@@ -143,6 +151,7 @@ export type AgentDiff = z.infer<typeof AgentDiffSchema>;
 export type ConfigChange = AgentDiff['changes'][number];
 export type McpCheck = z.infer<typeof McpCheckSchema>;
 export type ToolTestResult = z.infer<typeof ToolTestResultSchema>;
+export type FlowTriggerTest = z.infer<typeof FlowTriggerTestSchema>;
 
 // ---- request bodies ------------------------------------------------------------------------
 
@@ -163,3 +172,10 @@ export const ToolTestBody = z.strictObject({
   send: z.boolean().default(false),
 });
 export type ToolTestBody = z.input<typeof ToolTestBody>;
+
+/** `POST /v1/agents/flows/trigger-test`: whether a sentence matches a flow's trigger patterns. */
+export const FlowTriggerTestBody = z.strictObject({
+  patterns: z.array(z.string().min(1).max(500)).max(20),
+  text: z.string().min(1).max(4000),
+});
+export type FlowTriggerTestBody = z.input<typeof FlowTriggerTestBody>;

@@ -46,7 +46,13 @@ export const ConversationSchema = component(
 
 export const ConversationDetailSchema = component(
   'ConversationDetail',
-  ConversationSchema.extend({ messages: z.array(MessageSchema) }),
+  ConversationSchema.extend({
+    messages: z.array(MessageSchema),
+    quick_replies: z
+      .array(z.string())
+      .optional()
+      .describe('The answers an active flow offers as buttons for its pending question (issue 19)'),
+  }),
 );
 export const ConversationListSchema = component(
   'ConversationList',

@@ -10,6 +10,7 @@ describe('the API schemas', () => {
       ...['FieldIssue', 'Problem', 'OpenAIError'],
       ...['Agent', 'AgentVersion', 'AgentVersionDetail', 'AgentCreated', 'AgentList', 'AgentVersionList'],
       ...['AgentSummary', 'AgentPrompt', 'AgentDiff', 'McpCheck', 'ToolTestResult'],
+      'FlowTriggerTest',
       ...['Message', 'Conversation', 'ConversationDetail', 'ConversationList', 'Run'],
       ...['Secret', 'SecretList', 'SecretPut', 'ApiKey', 'ApiKeyCreated', 'ApiKeyList', 'Tenant', 'TenantCreated'],
       ...['Usage', 'AuditEvent', 'AuditEventList', 'WidgetBootstrap', 'ChatCompletion', 'ModelList'],

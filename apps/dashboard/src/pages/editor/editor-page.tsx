@@ -17,6 +17,7 @@ import { ActionBooksForm } from './action-books-form.tsx';
 import { BasicSettingsForm } from './basic-settings-form.tsx';
 import { takePendingDraft } from './draft-store.ts';
 import type { Edit } from './edit.ts';
+import { FlowsForm } from './flows-form.tsx';
 import { IssueSummary } from './issue-summary.tsx';
 import { JsonTab } from './json-tab.tsx';
 import { PromptTab } from './prompt-tab.tsx';
@@ -129,6 +130,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
     },
     { id: 'actions' as const, label: t('editor.tab.actions'), badge: count('/action_books') },
     { id: 'tools' as const, label: t('editor.tab.tools'), badge: count('/tools') },
+    { id: 'flows' as const, label: t('editor.tab.flows'), badge: count('/flows') },
     { id: 'json' as const, label: t('editor.tab.json') },
     ...(agentId ? [{ id: 'prompt' as const, label: t('editor.tab.prompt') }] : []),
     { id: 'playground' as const, label: t('editor.tab.playground') },
@@ -185,6 +187,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
           {tab === 'settings' ? <BasicSettingsForm config={config} edit={edit} /> : null}
           {tab === 'actions' ? <ActionBooksForm config={config} edit={edit} /> : null}
           {tab === 'tools' ? <ToolsForm config={config} edit={edit} /> : null}
+          {tab === 'flows' ? <FlowsForm config={config} edit={edit} /> : null}
           {tab === 'json' ? <JsonTab config={config} onChange={setConfig} /> : null}
           {tab === 'prompt' && agentId ? <PromptTab agentId={agentId} refreshKey={refreshKey} /> : null}
           {tab === 'playground' ? <PlaygroundPanel saveDraft={saveDraftForChat} draftKey={text} /> : null}

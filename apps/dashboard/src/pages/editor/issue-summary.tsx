@@ -7,6 +7,7 @@ import type { EditorTab } from '../../router/routes.ts';
 export function tabForPointer(pointer: string): EditorTab {
   if (pointer.startsWith('/action_books')) return 'actions';
   if (pointer.startsWith('/tools')) return 'tools';
+  if (pointer.startsWith('/flows')) return 'flows';
   if (/^\/(basic_settings|model|limits|context)/.test(pointer)) return 'settings';
   return 'json';
 }

@@ -1,5 +1,6 @@
 import type { LiveRun } from '../../api/live-run.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
+import { FlowTrace } from './flow-trace.tsx';
 import { ToolCallView } from './run-trace.tsx';
 
 /** A run as it streams: per step its text so far, then its tool calls with arguments and results. */
@@ -12,6 +13,7 @@ export function LiveRunView({ run }: { run: LiveRun }) {
         <span className="badge">{t(`status.${run.status}`)}</span>
         {going ? <span className="muted">{t('playground.streaming')}</span> : null}
       </p>
+      <FlowTrace events={run.flow} />
       {run.steps.map((step, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: steps are append-only
         <div key={i} className="live-step">

@@ -6,6 +6,7 @@ import { applyRunEvent, emptyLiveRun, type LiveRun } from '../../api/live-run.ts
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';
+import { FlowTrace } from './flow-trace.tsx';
 import { LiveRunView } from './live-run-view.tsx';
 import { PendingCards } from './pending-card.tsx';
 import { RunTrace } from './run-trace.tsx';
@@ -146,6 +147,7 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
             <p className="bubble bubble-user">{turn.user}</p>
             {turn.run ? (
               <>
+                <FlowTrace events={turn.live?.flow ?? []} />
                 <RunTrace run={turn.run} />
                 {turn.run.reply ? <p className="bubble bubble-assistant">{turn.run.reply}</p> : null}
               </>
