@@ -22,6 +22,8 @@ export type {
   ModelConfig,
   ModelProvider,
   ParametersSchema,
+  PermissionAction,
+  PermissionRuleConfig,
   ResponseConfig,
   SkillConfig,
   ToolConfig,
