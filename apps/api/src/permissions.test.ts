@@ -1,0 +1,154 @@
+import { availableServices } from '@agentry/testkit';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  call,
+  createTenant,
+  type Harness,
+  type Mode,
+  readSse,
+  startHarness,
+  waitForRun,
+} from './test-support/harness.ts';
+
+const modes: Mode[] = ['embedded'];
+if (availableServices().postgres && availableServices().redis) modes.push('production');
+else console.warn('[permissions] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
+
+const DENIED = 'Refunds are handled by billing@example.com; tell the customer to write there.';
+
+/** An agent whose refunds go to the recording endpoint, with the given permission rules. */
+function refundConfig(endpoint: string, permissions: unknown[]) {
+  const amountTool = (name: string, path: string) => ({
+    name,
+    description: `Refund an ${name.replace('refund_', '')}`,
+    parameters: {
+      type: 'object',
+      properties: { order_id: { type: 'string' }, amount: { type: 'number' } },
+      required: ['order_id', 'amount'],
+    },
+    endpoint: { url: `${endpoint}${path}`, method: 'POST', body: { order_id: '{{order_id}}', amount: '{{amount}}' } },
+  });
+  return {
+    basic_settings: { name: 'Refund desk' },
+    tools: [
+      amountTool('refund_order', '/refunds'),
+      amountTool('refund_shipping', '/shipping-refunds'),
+      {
+        name: 'lookup_order',
+        description: 'Look an order up',
+        parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+        endpoint: { url: `${endpoint}/orders/{{order_id}}`, method: 'GET' },
+      },
+      // A client tool: a deny must answer it on the server, never ask the browser.
+      { name: 'refund_in_browser', description: 'Open the refund form', type: 'client' },
+    ],
+    permissions,
+  };
+}
+
+describe.each(modes)('tool permission rules through the API (%s)', (mode) => {
+  let h: Harness;
+  let key: string;
+  beforeAll(async () => {
+    h = await startHarness(mode, 'openai');
+    key = await createTenant(h);
+  }, 60_000);
+  afterAll(() => h?.close());
+  beforeEach(() => h.endpoint.reset());
+
+  const createAgent = async (permissions: unknown[]) => {
+    const agent = await call(h, 'POST', '/v1/agents', {
+      key,
+      body: { config: refundConfig(h.endpoint.url, permissions) },
+    });
+    expect(agent.status).toBe(201);
+    return agent.json.id as string;
+  };
+  const start = async (agentId: string, turns: Parameters<Harness['llm']['enqueue']>) => {
+    const conv = (await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agentId } })).json.id;
+    h.llm.enqueue(...turns);
+    const run = await call(h, 'POST', `/v1/conversations/${conv}/messages`, { key, body: { content: 'refund me' } });
+    return run.json;
+  };
+
+  it('a deny rule by wildcard never reaches the endpoint (nor the browser); the model reads its message', async () => {
+    const agentId = await createAgent([{ tool: 'refund_*', action: 'deny', message: DENIED }]);
+    const run = await start(agentId, [
+      {
+        type: 'reply',
+        toolCalls: [
+          { id: 'call_refund', name: 'refund_order', arguments: { order_id: 'A1', amount: 20 } },
+          { id: 'call_form', name: 'refund_in_browser', arguments: {} },
+          { id: 'call_lookup', name: 'lookup_order', arguments: { order_id: 'A1' } },
+        ],
+      },
+      { type: 'reply', text: 'Please write to billing@example.com for the refund.' },
+    ]);
+    const done = run.status === 'completed' ? run : await waitForRun(h, key, run.id);
+    expect(done.status).toBe('completed');
+    // Only the call no rule matched was sent.
+    expect(h.endpoint.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /orders/A1']);
+    const results = JSON.stringify(h.llm.requests.at(-1)!.body);
+    expect(results).toContain(DENIED);
+    expect(results).toContain('permission_denied');
+    const byId = Object.fromEntries(done.tool_calls.map((c: any) => [c.id ?? c.tool_call_id, c]));
+    expect(byId.call_refund).toMatchObject({ is_error: true, output: { error: 'permission_denied', message: DENIED } });
+    expect(byId.call_form).toMatchObject({ is_error: true, output: { error: 'permission_denied' } });
+    expect(byId.call_lookup).toMatchObject({ is_error: false });
+  });
+
+  it('an ask rule with `when` parks 5000 for a person, sends 50 directly, and sends 5000 once after approval', async () => {
+    const agentId = await createAgent([
+      {
+        tool: 'refund_*',
+        when: { properties: { amount: { minimum: 1000 } }, required: ['amount'] },
+        action: 'ask',
+      },
+    ]);
+    const small = await start(agentId, [
+      {
+        type: 'reply',
+        toolCalls: [{ id: 'call_small', name: 'refund_order', arguments: { order_id: 'A1', amount: 50 } }],
+      },
+      { type: 'reply', text: 'Refunded 50.' },
+    ]);
+    expect((small.status === 'completed' ? small : await waitForRun(h, key, small.id)).status).toBe('completed');
+    expect(h.endpoint.requests.map((r) => r.json)).toEqual([{ order_id: 'A1', amount: 50 }]);
+
+    const big = await start(agentId, [
+      {
+        type: 'reply',
+        toolCalls: [{ id: 'call_big', name: 'refund_order', arguments: { order_id: 'B2', amount: 5000 } }],
+      },
+      { type: 'reply', text: 'Refunded 5000.' },
+    ]);
+    expect(big.status).toBe('waiting');
+    const events = await readSse(
+      await fetch(`${h.platform.url}/v1/runs/${big.id}/events`, { headers: { authorization: `Bearer ${key}` } }),
+      (e) => e.event === 'waiting',
+    );
+    expect(events.at(-1)?.data.pending).toEqual([
+      { tool_call_id: 'call_big', name: 'refund_order', arguments: { order_id: 'B2', amount: 5000 }, kind: 'approval' },
+    ]);
+    expect(h.endpoint.requests).toHaveLength(1);
+    const answered = await call(h, 'POST', `/v1/runs/${big.id}/tool-results`, {
+      key,
+      body: { results: [{ tool_call_id: 'call_big', decision: 'approve' }] },
+    });
+    expect(answered.status).toBe(202);
+    expect((await waitForRun(h, key, big.id)).status).toBe('completed');
+    expect(h.endpoint.requests.map((r) => r.json)).toEqual([
+      { order_id: 'A1', amount: 50 },
+      { order_id: 'B2', amount: 5000 },
+    ]);
+  });
+
+  it('refuses at upload a rule whose pattern matches no tool, naming /permissions/N/tool', async () => {
+    const res = await call(h, 'POST', '/v1/agents', {
+      key,
+      body: { config: refundConfig(h.endpoint.url, [{ tool: 'refnd_*', action: 'deny' }]) },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.errors.map((e: any) => [e.path, e.code])).toContainEqual(['/permissions/0/tool', 'unknown_tool']);
+  });
+});
