@@ -198,6 +198,9 @@ describe('permissions in a config', () => {
     expect(
       issuesOf(withRules([{ tool: 'save', when: { properties: { a: { pattern: '(?=x)' } } }, action: 'ask' }])),
     ).toEqual([['/permissions/0/when/properties/a/pattern', 'unsupported_pattern']]);
+    expect(issuesOf(withRules([{ tool: 'save', when: { not: { pattern: '(?!x)' } }, action: 'ask' }]))).toEqual([
+      ['/permissions/0/when/not/pattern', 'unsupported_pattern'],
+    ]);
     expect(issuesOf(withRules([{ tool: 'save', when: { $ref: '#/$defs/nope' }, action: 'ask' }]))).toEqual([
       ['/permissions/0/when/$ref', 'unknown_ref'],
     ]);
@@ -232,6 +235,13 @@ describe('permissions in a config', () => {
     expect(agent.decidePermission('save', { email: 'a@b.co' }).action).toBe('deny');
     expect(agent.decidePermission('save', { email: 'a@b.co', age: 10 }).action).toBe('allow');
     expect(agent.decidePermission('pick_date', {}).action).toBe('ask');
+    // `not` (the dashboard's ≠): a rule for every email but one.
+    const other = loadAgentConfig(
+      withRules([{ tool: 'save', when: { properties: { email: { not: { const: 'ok@b.co' } } } }, action: 'deny' }]),
+    );
+    const decideOther = compileAgent(other.config, other.hash).decidePermission;
+    expect(decideOther('save', { email: 'ok@b.co' }).action).toBe('allow');
+    expect(decideOther('save', { email: 'no@b.co' }).action).toBe('deny');
     expect(agent.decidePermission('crm__x', {}).action).toBe('allow');
   });
 });

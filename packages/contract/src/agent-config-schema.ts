@@ -656,6 +656,7 @@ export const agentConfigSchema = {
         anyOf: { $ref: '#/$defs/schemaList' },
         oneOf: { $ref: '#/$defs/schemaList' },
         allOf: { $ref: '#/$defs/schemaList' },
+        not: { $ref: '#/$defs/schemaNode' },
         $ref: {
           type: 'string',
           pattern: '^#/\\$defs/[A-Za-z0-9_-]{1,64}$',
