@@ -1,4 +1,4 @@
-import { availableServices } from '@agentry/testkit';
+import { availableServices, startTestMcpServer, type TestMcpServer } from '@agentry/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   call,
@@ -48,12 +48,17 @@ function refundConfig(endpoint: string, permissions: unknown[]) {
 
 describe.each(modes)('tool permission rules through the API (%s)', (mode) => {
   let h: Harness;
+  let mcp: TestMcpServer;
   let key: string;
   beforeAll(async () => {
     h = await startHarness(mode, 'openai');
+    mcp = await startTestMcpServer();
     key = await createTenant(h);
   }, 60_000);
-  afterAll(() => h?.close());
+  afterAll(async () => {
+    await mcp?.close();
+    await h?.close();
+  });
   beforeEach(() => h.endpoint.reset());
 
   const createAgent = async (permissions: unknown[]) => {
@@ -141,6 +146,48 @@ describe.each(modes)('tool permission rules through the API (%s)', (mode) => {
       { order_id: 'A1', amount: 50 },
       { order_id: 'B2', amount: 5000 },
     ]);
+  });
+
+  it('covers MCP tools (server__tool) and skills: a denied MCP call never reaches the server, an asked skill waits', async () => {
+    const config = {
+      basic_settings: { name: 'Desk' },
+      mcp_servers: [{ name: 'desk', url: mcp.url }],
+      skills: [{ name: 'research', description: 'Researches a question', basic_settings: { name: 'Researcher' } }],
+      permissions: [
+        { tool: 'desk__*', when: { required: ['text'], properties: { text: { pattern: 'secret' } } }, action: 'deny' },
+        { tool: 'skill__*', action: 'ask' },
+      ],
+    };
+    const agent = await call(h, 'POST', '/v1/agents', { key, body: { config } });
+    expect(agent.status).toBe(201);
+    const callsBefore = mcp.calls.length;
+    const run = await start(agent.json.id, [
+      {
+        type: 'reply',
+        toolCalls: [
+          { id: 'c_secret', name: 'desk__echo', arguments: { text: 'the secret plan' } },
+          { id: 'c_plain', name: 'desk__echo', arguments: { text: 'hello' } },
+          { id: 'c_skill', name: 'skill__research', arguments: { input: 'why?' } },
+        ],
+      },
+      // The skill's own run (after approval), then the parent's answer.
+      { type: 'reply', text: 'Because.' },
+      { type: 'reply', text: 'Done.' },
+    ]);
+    expect(run.status).toBe('waiting');
+    // Nothing of the step runs before the person answers; then the skill runs, the plain echo is
+    // sent, and the secret one never is.
+    expect(mcp.calls.length).toBe(callsBefore);
+    await call(h, 'POST', `/v1/runs/${run.id}/tool-results`, {
+      key,
+      body: { results: [{ tool_call_id: 'c_skill', decision: 'approve' }] },
+    });
+    const done = await waitForRun(h, key, run.id);
+    expect(done.status).toBe('completed');
+    expect(mcp.calls.slice(callsBefore).map((c) => c.arguments)).toEqual([{ text: 'hello' }]);
+    const byId = Object.fromEntries(done.tool_calls.map((c: any) => [c.id ?? c.tool_call_id, c]));
+    expect(byId.c_secret).toMatchObject({ is_error: true, output: { error: 'permission_denied' } });
+    expect(byId.c_skill).toMatchObject({ is_error: false, output: 'Because.' });
   });
 
   it('refuses at upload a rule whose pattern matches no tool, naming /permissions/N/tool', async () => {
