@@ -47,6 +47,11 @@ describe('permission conditions ⇄ when', () => {
     expect(whenToConditions({ properties: { amount: { minimum: 1000 } } })).toBeUndefined();
     expect(whenToConditions({ properties: { s: { pattern: 'x' } }, required: ['s'] })).toBeUndefined();
     expect(whenToConditions({ properties: { s: { const: '12' } }, required: ['s'] })).toBeUndefined();
+    // A row whose number is still empty stays a row (the loader flags it), so typing never jumps to JSON.
+    const draft = conditionsToWhen([{ argument: 'amount', operator: '>=', value: '' }]);
+    expect(draft).toEqual({ properties: { amount: { minimum: '' } }, required: ['amount'] });
+    expect(whenToConditions(draft)).toEqual([{ argument: 'amount', operator: '>=', value: '' }]);
+    expect(whenToConditions({ properties: { amount: { minimum: '5' } }, required: ['amount'] })).toBeUndefined();
   });
 
   it('round-trips generated conditions', () => {

@@ -86,11 +86,23 @@ function conditionFor(argument: string, keyword: string, value: unknown): Simple
   const numeric = (Object.keys(numericKeyword) as Array<keyof typeof numericKeyword>).find(
     (op) => numericKeyword[op] === keyword,
   );
-  if (numeric) return typeof value === 'number' ? { argument, operator: numeric, value: String(value) } : undefined;
+  if (numeric) return numericCondition(argument, numeric, value);
   if (keyword === 'const') return constCondition(argument, '=', value);
   if (keyword === 'not' && isObject(value) && Object.keys(value).join() === 'const') {
     return constCondition(argument, '!=', value.const);
   }
+  return undefined;
+}
+
+function numericCondition(
+  argument: string,
+  operator: keyof typeof numericKeyword,
+  value: unknown,
+): SimpleCondition | undefined {
+  if (typeof value === 'number') return { argument, operator, value: String(value) };
+  // A value still being typed (or mistyped) stays a row, with the loader's issue under it; text
+  // that reads as a number would come back as one, so it is left to the JSON view.
+  if (typeof value === 'string' && typeof parseValue(value) === 'string') return { argument, operator, value };
   return undefined;
 }
 
