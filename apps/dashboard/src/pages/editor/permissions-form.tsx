@@ -220,7 +220,7 @@ function ConditionRows({
       </datalist>
       {rows.map((row, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: list position is the identity of a row
-        <div key={i} className="inline wrap">
+        <div key={i} className="condition-row">
           <input
             aria-label={t('permissions.argumentOf', { n: i + 1 })}
             list={listId}
