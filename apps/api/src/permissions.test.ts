@@ -1,5 +1,6 @@
 import { availableServices, startTestMcpServer, type TestMcpServer } from '@agentry/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { leaveConfig } from './test-support/flow-configs.ts';
 import {
   call,
   createTenant,
@@ -188,6 +189,44 @@ describe.each(modes)('tool permission rules through the API (%s)', (mode) => {
     const byId = Object.fromEntries(done.tool_calls.map((c: any) => [c.id ?? c.tool_call_id, c]));
     expect(byId.c_secret).toMatchObject({ is_error: true, output: { error: 'permission_denied' } });
     expect(byId.c_skill).toMatchObject({ is_error: false, output: 'Because.' });
+  });
+
+  it('covers flow tools: a denied flow__ never starts, an asked one starts only once approved', async () => {
+    const config = leaveConfig(h.endpoint.url);
+    config.permissions = [
+      { tool: 'flow__feedback', action: 'deny', message: 'No feedback today.' },
+      { tool: 'flow__leave_*', action: 'ask' },
+    ];
+    const agent = await call(h, 'POST', '/v1/agents', { key, body: { config } });
+    expect(agent.status, JSON.stringify(agent.json)).toBe(201);
+    const denied = await start(agent.json.id, [
+      { type: 'reply', toolCalls: [{ id: 'f_feedback', name: 'flow__feedback', arguments: {} }] },
+      { type: 'reply', text: 'Feedback is closed today.' },
+    ]);
+    const deniedDone = denied.status === 'completed' ? denied : await waitForRun(h, key, denied.id);
+    expect(deniedDone.reply).toBe('Feedback is closed today.');
+    expect(JSON.stringify(h.llm.requests.at(-1)!.body)).toContain('No feedback today.');
+
+    const startLeave = () =>
+      start(agent.json.id, [
+        { type: 'reply', toolCalls: [{ id: 'f_leave', name: 'flow__leave_request', arguments: {} }] },
+        { type: 'reply', text: 'Understood, no leave request.' },
+      ]);
+    for (const decision of ['decline', 'approve'] as const) {
+      const run = await startLeave();
+      expect(run.status).toBe('waiting');
+      await call(h, 'POST', `/v1/runs/${run.id}/tool-results`, {
+        key,
+        body: { results: [{ tool_call_id: 'f_leave', decision }] },
+      });
+      const done = await waitForRun(h, key, run.id);
+      expect(done.status).toBe('completed');
+      expect(done.reply).toBe(
+        decision === 'approve' ? 'Which day does your leave start? (YYYY-MM-DD)' : 'Understood, no leave request.',
+      );
+      // The model's second turn was not used by the approved run: drop it for the next case.
+      if (decision === 'approve') h.llm.reset();
+    }
   });
 
   it('refuses at upload a rule whose pattern matches no tool, naming /permissions/N/tool', async () => {

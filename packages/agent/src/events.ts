@@ -51,6 +51,9 @@ export interface PendingInput {
   kind: 'client' | 'approval';
 }
 
+/** What a flow did, in a `flow` event. */
+export type FlowAction = 'started' | 'step' | 'slot' | 'reask' | 'ended' | 'exited' | 'failed' | 'handoff';
+
 /** Why the loop said something to the model on its own. */
 export type NoticeKind = 'done-nudge' | 'doom-loop' | 'tools-disabled' | 'compaction-failed';
 
@@ -73,6 +76,17 @@ export type AgentEventBody =
     }
   | { type: 'step-finished'; step: StepRecord }
   | { type: 'notice'; step: number; kind: NoticeKind; message: string }
+  /** A flow turn (issue 19): started, moved to a step, filled a slot, asked again, or ended. */
+  | {
+      type: 'flow';
+      step: number;
+      flow: string;
+      action: FlowAction;
+      stepId?: string;
+      slot?: string;
+      /** Answers the widget offers as buttons under the flow's question. */
+      quickReplies?: string[];
+    }
   | {
       type: 'compaction';
       step: number;

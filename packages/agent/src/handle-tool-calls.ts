@@ -50,9 +50,10 @@ export async function handleToolCalls(state: LoopState, step: number, calls: Too
     // The answer as plain assistant text too, so the next turn's history reads naturally.
     messages.push({ role: 'assistant', content: [{ type: 'text', text: done.answer }] });
   }
+  const ended = done !== undefined || runs.some((run) => run.endsRun);
   const stop = planStop
     ? limitStop(planStop, state)
-    : done
+    : ended
       ? { status: 'completed' as const }
       : errorLimitStop(state, runs);
   return { messages, records: runs.map((run) => run.record), executed, ...(stop ? { stop } : {}) };

@@ -2,6 +2,7 @@ export { canonicalJson } from './canonical-json.ts';
 export { DEFAULT_SUMMARY_PROMPT } from './compaction.ts';
 export { createDeadlineSignal, type DeadlineSignal } from './deadline-signal.ts';
 export { doneToolDefinition } from './done-tool.ts';
+export { createEmitter, type Emit } from './emitter.ts';
 export { EPHEMERAL_PLACEHOLDER } from './ephemeral.ts';
 export type {
   AgentEvent,
@@ -10,11 +11,13 @@ export type {
   AgentEventType,
   AgentRunStatus,
   EventSink,
+  FlowAction,
   NoticeKind,
   PendingInput,
   StepRecord,
   ToolCallRecord,
 } from './events.ts';
+export { executeToolCall } from './execute-tool-call.ts';
 export { runAgent } from './run-agent.ts';
 export type { AgentRunOptions, AgentRunResult, CompactionOptions } from './run-options.ts';
 export type { ToolExecutionResult, ToolExecutor } from './tool-executor.ts';

@@ -10,6 +10,8 @@ export interface ToolRun {
   plan: CallPlan;
   part: ToolResultPart;
   record: ToolCallRecord;
+  /** The tool asked for the run to end after this step. */
+  endsRun?: boolean;
 }
 
 export interface RunToolCallsInput {
@@ -62,5 +64,6 @@ async function runOne(plan: CallPlan, input: RunToolCallsInput): Promise<ToolRun
       ...(result.isError ? { isError: true } : {}),
     },
     record: { id: call.id, name: call.name, durationMs, isError: result.isError, ...(errorCode ? { errorCode } : {}) },
+    ...(result.endsRun ? { endsRun: true } : {}),
   };
 }

@@ -7,6 +7,11 @@ export interface ToolExecutionResult {
   isError: boolean;
   /** Stable code when `isError` (e.g. `invalid_arguments`, `tool_timeout`, `http_error`). */
   errorCode?: string;
+  /**
+   * The run ends after this step, as it does when the model answers (a flow started by the model
+   * speaks next, not the model).
+   */
+  endsRun?: boolean;
   /** Facts for traces: HTTP status, duration, request summary. Never secrets. */
   meta?: Record<string, unknown>;
 }

@@ -1,9 +1,10 @@
 import type { FieldIssue } from '@agentry/errors';
 import { systemContextVariables } from './context-variables.ts';
+import { flowIssues } from './flow-checks.ts';
 import { headerNameProblem } from './header-rules.ts';
-import { pointer, readablePath } from './json-pointer.ts';
-import { linearPatternError } from './linear-regexp.ts';
+import { pointer } from './json-pointer.ts';
 import { isDeclaredMcpToolName } from './mcp-servers.ts';
+import { parameterSchemaIssues } from './parameter-schema-checks.ts';
 import { declaredSkillToolNames } from './skills.ts';
 import { didYouMean } from './suggest.ts';
 
@@ -32,6 +33,14 @@ export function crossFieldIssues(doc: Json): FieldIssue[] {
     ...toolChoiceIssues(doc.tool_choice, known, isKnown),
     ...contextVariableIssues(arrayOf(doc.context)),
     ...tools.flatMap((tool, i) => (isObject(tool) ? toolIssues(tool, i) : [])),
+    ...flowIssues(doc, {
+      isRunnableTool: isKnown,
+      clientTools: new Set(
+        tools.flatMap((t) => (isObject(t) && t.type === 'client' && typeof t.name === 'string' ? [t.name] : [])),
+      ),
+      toolNames: known,
+      contextNames: contextNames(doc),
+    }),
   ];
 }
 
@@ -145,71 +154,6 @@ function toolIssues(tool: Json, i: number): FieldIssue[] {
   if (isObject(tool.parameters))
     issues.push(...parameterSchemaIssues(tool.parameters, pointer('tools', i, 'parameters')));
   return issues;
-}
-
-/** Walks a parameters schema: RE2-only patterns, `required` names that exist, local `$ref`s that resolve. */
-export function parameterSchemaIssues(root: Json, rootPath: string): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  const defs = isObject(root.$defs) ? Object.keys(root.$defs) : [];
-  const stack: Array<[Json, string]> = [[root, rootPath]];
-  while (stack.length > 0) {
-    const [node, path] = stack.pop()!;
-    if (typeof node.pattern === 'string') {
-      const problem = linearPatternError(node.pattern);
-      if (problem) {
-        issues.push({
-          path: `${path}/pattern`,
-          code: 'unsupported_pattern',
-          message: `${readablePath(`${path}/pattern`)} cannot run safely (${problem})`,
-          hint: 'patterns use RE2 syntax: look-arounds and back-references are not supported',
-        });
-      }
-    }
-    if (typeof node.$ref === 'string') {
-      const target = node.$ref.replace(/^#\/\$defs\//, '');
-      if (!defs.includes(target)) {
-        issues.push({
-          path: `${path}/$ref`,
-          code: 'unknown_ref',
-          message: `${readablePath(`${path}/$ref`)} points to \`${node.$ref}\`, which is not defined under $defs`,
-          hint: didYouMean(target, defs),
-        });
-      }
-    }
-    const properties = isObject(node.properties) ? node.properties : {};
-    arrayOf(node.required).forEach((name, j) => {
-      if (typeof name === 'string' && !Object.hasOwn(properties, name)) {
-        issues.push({
-          path: `${path}/required/${j}`,
-          code: 'unknown_required',
-          message: `${readablePath(path)} requires \`${name}\`, which is not one of its properties`,
-          hint: didYouMean(name, Object.keys(properties)),
-        });
-      }
-    });
-    for (const [key, child] of childSchemas(node)) stack.push([child, `${path}${key}`]);
-  }
-  return issues.map((issue) =>
-    issue.hint === undefined ? { path: issue.path, code: issue.code, message: issue.message } : issue,
-  );
-}
-
-function childSchemas(node: Json): Array<[string, Json]> {
-  const out: Array<[string, Json]> = [];
-  for (const key of ['properties', '$defs']) {
-    const group = node[key];
-    if (isObject(group))
-      for (const [name, child] of Object.entries(group))
-        if (isObject(child)) out.push([`/${key}${pointer(name)}`, child]);
-  }
-  if (isObject(node.items)) out.push(['/items', node.items]);
-  if (isObject(node.not)) out.push(['/not', node.not]);
-  for (const key of ['anyOf', 'oneOf', 'allOf']) {
-    arrayOf(node[key]).forEach((child, j) => {
-      if (isObject(child)) out.push([`/${key}/${j}`, child]);
-    });
-  }
-  return out;
 }
 
 function isObject(value: unknown): value is Json {

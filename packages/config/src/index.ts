@@ -9,6 +9,9 @@ export type {
   ContextVariableType,
   EndpointConfig,
   EndUserConfig,
+  FlowConfig,
+  FlowSlotConfig,
+  FlowStepConfig,
   HttpMethod,
   LimitsConfig,
   McpServerConfig,
@@ -69,4 +72,5 @@ export {
 } from './permissions.ts';
 export { MAX_SKILL_DEPTH, skillToolName } from './skills.ts';
 export { buildSystemPrompt } from './system-prompt.ts';
+export { type CompiledTemplate, compileTemplate, type TemplateView } from './template.ts';
 export { fillWebhookHeaders, WEBHOOK_EVENTS, webhookHeaderSecrets } from './webhooks.ts';

@@ -1,6 +1,6 @@
 import type { FieldIssue } from '@agentry/errors';
-import { parameterSchemaIssues } from './config-checks.ts';
 import { parametersSchemaIssues } from './config-schema.ts';
+import { parameterSchemaIssues } from './parameter-schema-checks.ts';
 import { argumentsValidator } from './parameters-validator.ts';
 
 /**

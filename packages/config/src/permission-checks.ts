@@ -1,7 +1,7 @@
 import type { FieldIssue } from '@agentry/errors';
-import { parameterSchemaIssues } from './config-checks.ts';
 import { pointer } from './json-pointer.ts';
 import { MCP_PROMPT_TOOLS, MCP_RESOURCE_TOOLS, mcpToolName } from './mcp-servers.ts';
+import { parameterSchemaIssues } from './parameter-schema-checks.ts';
 import { argumentsValidator } from './parameters-validator.ts';
 import { patternCanMatchPrefixed, toolPatternMatches } from './permissions.ts';
 import { declaredSkillToolNames } from './skills.ts';
@@ -9,9 +9,13 @@ import { didYouMean } from './suggest.ts';
 
 type Json = Record<string, unknown>;
 
+/** The model sees a flow as the tool `flow__<name>` (as `@agentry/flows` names it, which depends on this package). */
+const FLOW_TOOL_PREFIX = 'flow__';
+
 /**
  * Cross-field rules of `permissions`: each rule's tool pattern must match at least one tool of
- * the agent (its HTTP and client tools, its skills as `skill__<name>`, and its MCP servers' tools
+ * the agent (its HTTP and client tools, its skills as `skill__<name>`, its flows as
+ * `flow__<name>`, and its MCP servers' tools
  * as `server__<tool>` — all of a server's names when it lists no `tools`, since those are only
  * known after discovery), and each `when` must be a JSON Schema the runtime can compile. A rule
  * that matches nothing is almost always a typo that would silently leave a tool unguarded.
@@ -90,7 +94,10 @@ function exactToolNames(doc: Json): string[] {
     const own = Array.isArray(server.tools) ? server.tools.filter((t): t is string => typeof t === 'string') : [];
     return [...own, ...extra].map((tool) => mcpToolName(name, tool));
   });
-  return [...tools, ...declaredSkillToolNames(doc), ...mcp];
+  const flows = (Array.isArray(doc.flows) ? doc.flows : []).flatMap((f) =>
+    isObject(f) && typeof f.name === 'string' ? [`${FLOW_TOOL_PREFIX}${f.name}`] : [],
+  );
+  return [...tools, ...declaredSkillToolNames(doc), ...mcp, ...flows];
 }
 
 /** `server__` of each MCP server that offers all its discovered tools (no `tools` list). */

@@ -97,6 +97,13 @@ export const agentConfigSchema = {
       maxItems: 100,
       items: { $ref: '#/$defs/permission' },
     },
+    flows: {
+      description:
+        "Fixed procedures (a leave request, a refund) run as state machines: started when the user's message matches a trigger pattern (no model call) or when the model calls the tool flow__<name>; they ask for slots, call tools, branch and reply, one step at a time, and hold the conversation until they end.",
+      type: 'array',
+      maxItems: 32,
+      items: { $ref: '#/$defs/flow' },
+    },
   },
   $defs: {
     permission: {
@@ -126,6 +133,168 @@ export const agentConfigSchema = {
           minLength: 1,
           maxLength: 1000,
         },
+      },
+    },
+    flow: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'description', 'steps'],
+      properties: {
+        name: {
+          description: 'Lowercase letters, digits and _; the model sees the flow as the tool flow__<name>.',
+          type: 'string',
+          pattern: '^[a-z][a-z0-9_]{0,47}$',
+          'x-message': 'must start with a lowercase letter and hold only lowercase letters, digits and _ (at most 48)',
+        },
+        description: {
+          description: 'What the flow does: the model reads it to decide when to start the flow.',
+          type: 'string',
+          minLength: 1,
+          maxLength: 1024,
+        },
+        triggers: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            patterns: {
+              description:
+                "RE2 patterns matched against the user's message before any model is asked; the first flow with a matching pattern starts. (?i) makes a pattern case-insensitive.",
+              type: 'array',
+              maxItems: 20,
+              items: { type: 'string', minLength: 1, maxLength: 500 },
+            },
+          },
+        },
+        slots: {
+          description:
+            'The values the flow collects, each with a JSON Schema (and optionally a pattern that extracts it).',
+          type: 'object',
+          maxProperties: 32,
+          propertyNames: { pattern: '^[a-z][a-z0-9_]{0,47}$' },
+          additionalProperties: { $ref: '#/$defs/flowSlot' },
+        },
+        steps: {
+          description: 'Run in order unless a step says where to go next (next, yes/no, branches, on_error).',
+          type: 'array',
+          minItems: 1,
+          maxItems: 64,
+          items: { $ref: '#/$defs/flowStep' },
+        },
+        allow_exit: {
+          description:
+            'Whether the user may leave the flow: with an exit phrase, or (when a slot is extracted by the model) by changing the subject, after which the model answers the message.',
+          type: 'boolean',
+          default: true,
+        },
+        exit_phrases: {
+          description: 'Messages that leave the flow when allow_exit is true (compared case-insensitively, trimmed).',
+          type: 'array',
+          maxItems: 20,
+          items: { type: 'string', minLength: 1, maxLength: 100 },
+        },
+        exit_message: {
+          description: 'Said when the user leaves the flow with an exit phrase.',
+          type: 'string',
+          maxLength: 2000,
+        },
+        max_attempts: {
+          description: 'How many times a slot or a confirmation is asked before the flow gives up.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 10,
+          default: 3,
+        },
+        failure_message: {
+          description: 'Said when the flow gives up (a slot never understood, a tool failing without on_error).',
+          type: 'string',
+          maxLength: 2000,
+        },
+      },
+    },
+    flowSlot: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['schema'],
+      properties: {
+        schema: { $ref: '#/$defs/schemaNode' },
+        description: { type: 'string', maxLength: 500 },
+        pattern: {
+          description:
+            "RE2 pattern that extracts the value from the user's message (the first capture group, or the whole match), with no model call. Without one, the model extracts the value.",
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+        },
+      },
+    },
+    flowStep: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'type'],
+      properties: {
+        id: {
+          type: 'string',
+          pattern: '^[a-z][a-z0-9_]{0,47}$',
+          'x-message': 'must start with a lowercase letter and hold only lowercase letters, digits and _ (at most 48)',
+        },
+        type: {
+          description:
+            "ask (a slot), tool (call one of the agent's tools), reply (say something), branch (go where a condition holds), confirm (a yes/no question), handoff (pass to a person) or end.",
+          enum: ['ask', 'tool', 'reply', 'branch', 'confirm', 'handoff', 'end'],
+        },
+        slot: { description: 'ask: the slot to fill.', type: 'string', maxLength: 48 },
+        prompt: {
+          description: 'ask, confirm: the question, a template over the slots ({{dates}}) and context ({{context.x}}).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 2000,
+        },
+        message: {
+          description: 'reply, end, handoff: what to say (a template like prompt).',
+          type: 'string',
+          maxLength: 4000,
+        },
+        tool: { description: "tool: the name of one of the agent's tools.", type: 'string', maxLength: 64 },
+        arguments: {
+          description:
+            'tool: the call\'s arguments; string values are templates ("{{amount}}" keeps the slot\'s type).',
+          type: 'object',
+          maxProperties: 64,
+        },
+        save: {
+          description: 'tool: slots set from the result, each a JSON pointer into it (e.g. {"ticket": "/id"}).',
+          type: 'object',
+          maxProperties: 16,
+          propertyNames: { pattern: '^[a-z][a-z0-9_]{0,47}$' },
+          additionalProperties: { type: 'string', maxLength: 500 },
+        },
+        on_error: { description: 'tool: the step to go to when the call fails.', type: 'string', maxLength: 48 },
+        branches: {
+          description:
+            'branch: conditions tried in order, each a JSON Schema over the slots and the last tool result ({"properties": {"days": {"minimum": 5}}, "required": ["days"]}).',
+          type: 'array',
+          minItems: 1,
+          maxItems: 16,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['when', 'goto'],
+            properties: {
+              when: { $ref: '#/$defs/schemaNode' },
+              goto: { type: 'string', maxLength: 48 },
+            },
+          },
+        },
+        else: {
+          description: 'branch: where to go when no condition holds (default: the next step).',
+          type: 'string',
+          maxLength: 48,
+        },
+        yes: { description: 'confirm: the step after a yes (default: the next step).', type: 'string', maxLength: 48 },
+        no: { description: 'confirm: the step after a no (default: end the flow).', type: 'string', maxLength: 48 },
+        yes_label: { description: 'confirm: the yes button.', type: 'string', minLength: 1, maxLength: 40 },
+        no_label: { description: 'confirm: the no button.', type: 'string', minLength: 1, maxLength: 40 },
+        next: { description: 'The step after this one (default: the one below it).', type: 'string', maxLength: 48 },
       },
     },
     mcpServer: {

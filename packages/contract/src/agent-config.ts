@@ -70,3 +70,7 @@ export type SkillConfig = NonNullable<AgentConfigDocument['skills']>[number];
 export type PermissionRuleConfig = NonNullable<AgentConfigDocument['permissions']>[number];
 /** What a permission rule does with the calls it matches. */
 export type PermissionAction = PermissionRuleConfig['action'];
+/** A fixed procedure run as a state machine (issue 19). */
+export type FlowConfig = NonNullable<AgentConfigDocument['flows']>[number];
+export type FlowStepConfig = FlowConfig['steps'][number];
+export type FlowSlotConfig = NonNullable<FlowConfig['slots']>[string];

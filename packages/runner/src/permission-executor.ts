@@ -1,5 +1,6 @@
 import type { ToolExecutionResult, ToolExecutor } from '@agentry/agent';
 import { type CompiledAgent, DEFAULT_DENY_MESSAGE } from '@agentry/config';
+import { declinedResult } from './recording-executor.ts';
 
 /** The stable error code of a call a `deny` rule refused. */
 export const PERMISSION_DENIED = 'permission_denied';
@@ -25,6 +26,35 @@ export function withPermissions(agent: CompiledAgent, inner: ToolExecutor): Tool
       const decision = agent.decidePermission(call.name, call.arguments);
       if (decision.action !== 'deny') return inner.execute(call, options);
       return Promise.resolve(denied(decision.rule?.message ?? DEFAULT_DENY_MESSAGE));
+    },
+  };
+}
+
+/**
+ * The same rules for flow tools (`flow__<name>`), which only start a flow and sit outside the
+ * recording executor: a denied start is answered like any denied call, and one a person declined
+ * (under an `ask` rule) as declined; either way the flow never starts. Every other call passes
+ * through untouched (it meets the rules inside the recording executor). A flow a trigger pattern
+ * starts is no tool call and meets no rule; its tool steps do.
+ *
+ * @example
+ * const tools = withFlowStartPermissions(agent, withFlowTools(flows, recorded), flowNames, isDeclined);
+ */
+export function withFlowStartPermissions(
+  agent: CompiledAgent,
+  inner: ToolExecutor,
+  flowTools: ReadonlySet<string>,
+  wasDeclined: (toolCallId: string) => Promise<boolean>,
+): ToolExecutor {
+  if (flowTools.size === 0) return inner;
+  return {
+    definitions: () => inner.definitions(),
+    async execute(call, options) {
+      if (!flowTools.has(call.name)) return inner.execute(call, options);
+      const decision = agent.decidePermission(call.name, call.arguments);
+      if (decision.action === 'deny') return denied(decision.rule?.message ?? DEFAULT_DENY_MESSAGE);
+      if (decision.action === 'ask' && (await wasDeclined(call.id))) return declinedResult();
+      return inner.execute(call, options);
     },
   };
 }

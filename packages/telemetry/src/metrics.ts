@@ -31,6 +31,8 @@ export interface AgentryMetrics {
   /** Tool call latency, `outcome` is `ok` or `error`. */
   readonly toolCallDuration: Histogram<'outcome'>;
   readonly toolErrors: Counter<'error_code'>;
+  /** Flow turns' steps by `action` (started, step, slot, reask, ended, exited, failed, handoff). */
+  readonly flowEvents: Counter<'action'>;
   /** Tokens by `kind`: input, output, cache_read, cache_write. */
   readonly tokens: Counter<'kind' | 'provider'>;
   readonly runsFinished: Counter<'status'>;
@@ -119,6 +121,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Agent
       name: 'agentry_tool_errors_total',
       help: 'Tool calls that ended in an error, by error code',
       labelNames: ['error_code'] as const,
+      registers,
+    }),
+    flowEvents: new Counter({
+      name: 'agentry_flow_events_total',
+      help: 'What flows did, by action: started, step, slot, reask, ended, exited, failed, handoff',
+      labelNames: ['action'] as const,
       registers,
     }),
     tokens: new Counter({

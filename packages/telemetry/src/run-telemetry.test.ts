@@ -104,6 +104,8 @@ describe('createRunTelemetry: metrics from run events', () => {
       },
       410,
     );
+    emit({ type: 'flow', step: 1, flow: 'tenant_named_flow', action: 'slot', stepId: 'ask' }, 420);
+    emit({ type: 'flow', step: 1, flow: 'tenant_named_flow', action: 'slot' }, 421);
     telemetry.runFinished(run, 'completed');
 
     const r = metrics.registry;
@@ -120,6 +122,8 @@ describe('createRunTelemetry: metrics from run events', () => {
     expect(text).toContain('agentry_tool_call_duration_seconds_count{outcome="error"} 2');
     expect(text).toContain('agentry_tool_errors_total{error_code="tool_timeout"} 1');
     expect(text).toContain('agentry_tool_errors_total{error_code="other"} 1');
+    expect(text).toContain('agentry_flow_events_total{action="slot"} 2');
+    expect(text).not.toContain('tenant_named_flow');
     expect(text).toContain('agentry_tokens_total{kind="input",provider="anthropic"} 107');
     expect(text).toContain('agentry_tokens_total{kind="output",provider="anthropic"} 13');
     expect(text).not.toContain('kind="cache_read"');

@@ -91,6 +91,10 @@ export function createRunTelemetry(metrics: AgentryMetrics): RunTelemetry {
       case 'compaction':
         countTokens(state.provider, event.usage);
         break;
+      case 'flow':
+        // Flow names are tenant content: the action only, so the label set stays bounded.
+        metrics.flowEvents.inc({ action: event.action });
+        break;
       case 'tool-result':
         metrics.toolCallDuration.observe({ outcome: event.isError ? 'error' : 'ok' }, event.durationMs / 1000);
         if (event.isError) {

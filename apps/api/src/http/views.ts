@@ -136,6 +136,8 @@ export const VISITOR_EVENT_TYPES = new Set([
   'step-started',
   'text-delta',
   'waiting',
+  // A flow's question and its quick-reply buttons (issue 19).
+  'flow',
   'run-finished',
   'run-failed',
   'run-cancelled',
