@@ -332,12 +332,13 @@ function parseWhen(text: string): JsonSchemaNode | undefined | false {
   }
 }
 
-/** What the tool box offers: the agent's tools and skills, each MCP server's tools as a pattern, and `*`. */
+/** What the tool box offers: the agent's tools, skills and flows, each MCP server's tools as a pattern, and `*`. */
 export function toolOptions(config: AgentConfigDocument): string[] {
   const names = [
     ...(config.tools ?? []).map((tool) => tool.name),
     ...(config.skills ?? []).map((skill) => `skill__${skill.name}`),
     ...(config.mcp_servers ?? []).map((server) => `${server.name}__*`),
+    ...(config.flows ?? []).map((flow) => `flow__${flow.name}`),
     '*',
   ];
   return [...new Set(names.filter(Boolean))];
