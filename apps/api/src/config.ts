@@ -15,7 +15,12 @@ import {
   secretKeysFromEnv,
 } from '@agentry/env';
 import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
-import { type SweeperSettings, sweeperSettingsFromEnv } from '@agentry/runner';
+import {
+  type SweeperSettings,
+  sweeperSettingsFromEnv,
+  type ToolCacheSettings,
+  toolCacheSettingsFromEnv,
+} from '@agentry/runner';
 import { type WebhookSettings, webhookSettingsFromEnv } from '@agentry/webhooks';
 import type { AdmissionOptions } from './http/admission.ts';
 import type { MailSettings } from './mail/mailer.ts';
@@ -70,6 +75,8 @@ export interface ApiConfig {
   webhooks: WebhookSettings;
   /** SWEEP_INTERVAL_MS, WAITING_RUN_TTL_SECONDS: the embedded stuck-run sweeper (waiting runs expire). */
   sweeper: SweeperSettings;
+  /** TOOL_CACHE_*: bounds of the cache of tools with `cache` (in Redis with REDIS_URL, else in this process). */
+  toolCache: ToolCacheSettings;
   /** ADMISSION_*: /v1 requests doing database work at once (0 = no bound), waiting for a turn, how long. */
   admission: AdmissionOptions;
   /** SMTP_URL, MAIL_FROM, PUBLIC_URL, SHOW_INVITATION_LINKS: how account mail (invitations, resets) goes out. */
@@ -127,6 +134,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     admission: admissionFromEnv(env, databaseUrl === undefined),
     mail: mailFromEnv(env, embedded),
     sweeper: sweeperSettingsFromEnv(env),
+    toolCache: toolCacheSettingsFromEnv(env),
   };
 }
 

@@ -157,6 +157,25 @@ describe.each(modes)('flows (%s)', (mode) => {
     expect(h.endpoint.requests).toHaveLength(1);
   });
 
+  it('a run cancelled during a tool step ends cancelled and leaves the flow where it was', async () => {
+    h.endpoint.reset();
+    h.endpoint.respondWith(() => ({ status: 201, body: { id: 'LR-5' }, delayMs: 10_000 }));
+    const conv = await conversation();
+    for (const text of ['leave request', '2026-12-01', '2026-12-02', 'Dentist']) await say(conv, text);
+    const sent = await fetch(`${h.platform.url}/v1/conversations/${conv}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', prefer: 'respond-async' },
+      body: JSON.stringify({ content: 'yes' }),
+    });
+    const run = (await sent.json()) as { id: string };
+    await h.endpoint.waitForRequests(1, 10_000);
+    expect((await call(h, 'POST', `/v1/runs/${run.id}/cancel`, { key })).status).toBeLessThan(300);
+    expect((await waitForRun(h, key, run.id)).status).toBe('cancelled');
+    h.endpoint.respondWith(() => ({ status: 201, body: { id: 'LR-6' } }));
+    // The flow still waits for the confirmation it asked for.
+    expect((await say(conv, 'yes')).reply).toBe('Done: your leave request LR-6 is filed.');
+  });
+
   it('a slot without a pattern is read by the model, which corrects an invalid value; a new subject leaves the flow', async () => {
     const conv = await conversation();
     expect((await say(conv, 'give feedback')).reply).toBe('How would you rate us from 1 to 5?');

@@ -1,7 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Database, openDatabase } from '@agentry/db';
-import { createEgressPolicy } from '@agentry/http-tools';
+import {
+  createEgressPolicy,
+  createMemoryToolResultCache,
+  createRedisToolResultCache,
+  type ToolResultCache,
+} from '@agentry/http-tools';
 import {
   createBullQueue,
   createInProcessQueue,
@@ -133,8 +138,10 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   // The embedded mode runs the worker app's run worker in this process (the same `startRunWorker`):
   // on the in-process queue, or on BullMQ when REDIS_URL is set; the job lock is the queue's default.
   let runWorker: RunWorker | undefined;
+  let toolCache: ToolResultCache | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
+    toolCache = embeddedToolCache(config, bullOptions);
     runWorker = startRunWorker({
       db: database.db,
       scheduler,
@@ -147,6 +154,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       ...(secretBox ? { secretBox } : {}),
       ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
       egress,
+      toolCache,
       sweeper: config.sweeper,
       webhooks: config.webhooks,
       metrics,
@@ -209,6 +217,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runWorker?.stop(5000);
+      await toolCache?.close();
       await scheduler.close();
       await control.close();
       visitorStreams.close();
@@ -224,4 +233,21 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       await tracing.shutdown();
     },
   };
+}
+
+/**
+ * The embedded worker's tool result cache: in Redis (shared with any other process) when REDIS_URL
+ * is set, else an LRU in this process; both bounded by the TOOL_CACHE_* settings.
+ */
+function embeddedToolCache(
+  config: ApiConfig,
+  redis: { redisUrl: string; prefix: string } | undefined,
+): ToolResultCache {
+  const bounds = {
+    maxEntryBytes: config.toolCache.maxEntryBytes,
+    maxEntriesPerTenant: config.toolCache.maxEntriesPerTenant,
+  };
+  return redis
+    ? createRedisToolResultCache({ ...redis, ...bounds })
+    : createMemoryToolResultCache({ ...bounds, maxBytes: config.toolCache.memoryMaxBytes });
 }

@@ -140,3 +140,44 @@ describe('agentry render', () => {
     await expect(exec(process.execPath, [main, 'validate', join(dir, 'nope.json')])).rejects.toMatchObject({ code: 2 });
   });
 });
+
+describe('agentry flow', () => {
+  const leave = join(repo, 'configs/leave-request.json');
+
+  it('plays messages through a flow: replies, the request a tool step would send, the state', async () => {
+    const result = await run(
+      'flow',
+      leave,
+      'I want to make a leave request',
+      '2026-12-01',
+      '2026-12-04',
+      'Family',
+      'Yes, file it',
+      '--result',
+      'create_leave_request={"id":"LR-1"}',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const turns = JSON.parse(result.out);
+    expect(turns.map((t: any) => t.replies)).toEqual([
+      ['Which day does your leave start? (YYYY-MM-DD)'],
+      ['And the last day? (YYYY-MM-DD)'],
+      ['What is the reason for your leave?'],
+      ['File leave from 2026-12-01 to 2026-12-04 (Family)?'],
+      ['Done: your leave request LR-1 is filed.'],
+    ]);
+    expect(turns[4].requests).toEqual([
+      'POST https://hr.northwind.example/v1/leave-requests {"start":"2026-12-01","end":"2026-12-04","reason":"Family","employee":"user_demo"}',
+    ]);
+    expect(turns[4].state).toMatchObject({ status: 'ended', slots: { request_id: 'LR-1' } });
+  });
+
+  it('says when no flow starts, and names the field of a bad --result', async () => {
+    const none = await run('flow', leave, 'hello');
+    expect([none.code, none.out]).toEqual([0, '> hello\n  (no flow: the model would answer)\n']);
+    const bad = await run('flow', leave, 'leave request', '--result', 'create_leave_request={oops');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('--result needs tool=<json>');
+    expect((await run('flow', seed, 'hi')).err).toContain('has no flows');
+  });
+});

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { flowCommand } from './flow-command.ts';
 import { exitCode, type Io } from './io.ts';
 import { renderCommand } from './render-command.ts';
 import { validateCommand } from './validate-command.ts';
@@ -10,6 +11,10 @@ const usage = `agentry — work with agent configs
 
   agentry render <file> <tool> '<args-json>' [--context name=value]… [--secret NAME=value]… [--user claim=value]… [--json]
       Print the exact HTTP request a tool call would send (secrets and end-user values masked). Nothing is sent.
+
+  agentry flow <file> '<message>'… [--result tool='<json>']… [--json]
+      Play messages through the config's flows (triggers, pattern slots, confirmations, branches) and print
+      what they say and the requests their tool steps would send. Nothing is sent; no model is asked.
 `;
 
 /**
@@ -33,6 +38,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     const { context = [], secret = [], user = [] } = parsed.values;
     return renderCommand(rest, { json, context, secrets: secret, user }, io);
   }
+  if (command === 'flow') return flowCommand(rest, { json, results: parsed.values.result ?? [] }, io);
   (parsed.values.help ? io.out : io.err)(usage);
   return parsed.values.help ? exitCode.ok : exitCode.unreadable;
 }
@@ -47,6 +53,7 @@ function parse(argv: string[]) {
       context: { type: 'string', multiple: true },
       secret: { type: 'string', multiple: true },
       user: { type: 'string', multiple: true },
+      result: { type: 'string', multiple: true },
     },
   });
 }

@@ -14,7 +14,12 @@ import {
   secretKeysFromEnv,
 } from '@agentry/env';
 import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
-import { type SweeperSettings, sweeperSettingsFromEnv } from '@agentry/runner';
+import {
+  type SweeperSettings,
+  sweeperSettingsFromEnv,
+  type ToolCacheSettings,
+  toolCacheSettingsFromEnv,
+} from '@agentry/runner';
 import { type WebhookSettings, webhookSettingsFromEnv } from '@agentry/webhooks';
 
 export interface WorkerConfig {
@@ -47,6 +52,8 @@ export interface WorkerConfig {
   webhooks: WebhookSettings;
   /** SWEEP_INTERVAL_MS, WAITING_RUN_TTL_SECONDS: the stuck-run sweeper (waiting runs expire). */
   sweeper: SweeperSettings;
+  /** TOOL_CACHE_MAX_ENTRY_BYTES, TOOL_CACHE_MAX_ENTRIES_PER_TENANT: the Redis cache of tools with `cache`. */
+  toolCache: ToolCacheSettings;
 }
 
 /** The only place the worker reads `process.env`; throws `EnvError` naming the variable. */
@@ -76,5 +83,6 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
     sweeper: sweeperSettingsFromEnv(env),
+    toolCache: toolCacheSettingsFromEnv(env),
   };
 }

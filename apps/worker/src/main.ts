@@ -1,6 +1,6 @@
 import { openDatabase } from '@agentry/db';
 import { EnvError } from '@agentry/env';
-import { createEgressPolicy } from '@agentry/http-tools';
+import { createEgressPolicy, createRedisToolResultCache } from '@agentry/http-tools';
 import { createBullQueue, createRedisScheduler, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
 import { startRunWorker } from '@agentry/runner';
@@ -71,6 +71,12 @@ async function main(): Promise<void> {
   });
   metrics.trackQueue(queue);
   const secretBox = config.secretKeys ? createSecretBox(config.secretKeys) : undefined;
+  // Shared by every worker, bounded per tenant: the deployment's Redis need not set maxmemory.
+  const toolCache = createRedisToolResultCache({
+    ...redis,
+    maxEntryBytes: config.toolCache.maxEntryBytes,
+    maxEntriesPerTenant: config.toolCache.maxEntriesPerTenant,
+  });
   // The processor, the sweeper, the scheduler's reconciliation and the webhook dispatcher (this
   // worker also sends the outbox rows that run status changes wrote; any worker may), as in the
   // API's embedded mode.
@@ -86,6 +92,7 @@ async function main(): Promise<void> {
     ...(secretBox ? { secretBox } : {}),
     ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
     egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
+    toolCache,
     sweeper: config.sweeper,
     webhooks: config.webhooks,
     metrics,
@@ -104,7 +111,7 @@ async function main(): Promise<void> {
     try {
       // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
       await runWorker.stop(config.shutdownDeadlineMs - 1000);
-      await Promise.all([queue.close(), scheduler.close(), control.close(), events.close()]);
+      await Promise.all([queue.close(), scheduler.close(), control.close(), events.close(), toolCache.close()]);
       await database.close();
       await Promise.all([metricsServer.then((server) => server?.close()), tracing.shutdown()]);
       logger.info('stopped');

@@ -7,6 +7,8 @@ export interface ToolCallRecord {
   durationMs: number;
   isError: boolean;
   errorCode?: string;
+  /** The result is a stored response of a tool with `cache` (no request was sent). */
+  cached?: true;
 }
 
 /** A record of one model step, for traces and the run row. */
@@ -72,6 +74,8 @@ export type AgentEventBody =
       output: unknown;
       isError: boolean;
       errorCode?: string;
+      /** A stored response of a tool with `cache` (its result's `meta.cached`): no request was sent. */
+      cached?: true;
       durationMs: number;
     }
   | { type: 'step-finished'; step: StepRecord }

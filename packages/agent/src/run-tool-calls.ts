@@ -44,6 +44,8 @@ async function runOne(plan: CallPlan, input: RunToolCallsInput): Promise<ToolRun
     plan.kind === 'execute' ? await executeToolCall(input.tools, call, input.signal, input.toolTimeoutMs) : plan.result;
   const durationMs = performance.now() - started;
   const errorCode = result.isError ? result.errorCode : undefined;
+  // Traces show a cached result as such, the way they show an error code.
+  const cached = result.meta?.cached === true ? { cached: true as const } : {};
   await input.emit({
     type: 'tool-result',
     step: input.step,
@@ -52,6 +54,7 @@ async function runOne(plan: CallPlan, input: RunToolCallsInput): Promise<ToolRun
     output: result.output,
     isError: result.isError,
     ...(errorCode ? { errorCode } : {}),
+    ...cached,
     durationMs,
   });
   return {
@@ -63,7 +66,14 @@ async function runOne(plan: CallPlan, input: RunToolCallsInput): Promise<ToolRun
       output: result.output,
       ...(result.isError ? { isError: true } : {}),
     },
-    record: { id: call.id, name: call.name, durationMs, isError: result.isError, ...(errorCode ? { errorCode } : {}) },
+    record: {
+      id: call.id,
+      name: call.name,
+      durationMs,
+      isError: result.isError,
+      ...(errorCode ? { errorCode } : {}),
+      ...cached,
+    },
     ...(result.endsRun ? { endsRun: true } : {}),
   };
 }

@@ -72,3 +72,29 @@ describe('tool calls of one step', () => {
     expect(result.messages[1]?.content.map((p) => (p.type === 'tool_result' ? p.toolCallId : ''))).toEqual(['a', 'b']);
   });
 });
+
+describe('a cached tool result', () => {
+  it('is marked in its tool-result event and its step record (the result’s meta.cached)', async () => {
+    const log = eventLog();
+    const inner = timedTools([]);
+    const result = await runAgent({
+      model: twoCalls(),
+      tools: {
+        definitions: () => inner.definitions(),
+        execute: async (call, options) => {
+          const out = await inner.execute(call, options);
+          return call.name === 'fast' ? { ...out, meta: { status: 200, cached: true } } : out;
+        },
+      },
+      system: '',
+      history,
+      maxSteps: 3,
+      onEvent: log.onEvent,
+    });
+    expect(log.of('tool-result').map((e) => [e.toolCallId, e.cached])).toEqual([
+      ['b', true],
+      ['a', undefined],
+    ]);
+    expect(result.steps[0]?.toolCalls.map((c) => c.cached)).toEqual([undefined, true]);
+  });
+});

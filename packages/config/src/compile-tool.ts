@@ -80,6 +80,7 @@ export function compileTool(
       timeoutMs: timeoutSeconds === undefined ? options.defaultTimeoutMs : Math.round(timeoutSeconds * 1000),
       idempotent: tool.idempotent ?? idempotentMethods.has(tool.endpoint?.method ?? 'GET'),
       retries: tool.retries ?? 0,
+      ...(tool.cache && kind === 'http' ? { cache: { ttlSeconds: tool.cache.ttl } } : {}),
       approval: tool.approval ?? 'never',
       secretNames: request?.secrets ?? [],
       userValues: request?.user ?? [],

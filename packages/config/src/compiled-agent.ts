@@ -58,6 +58,8 @@ export interface CompiledTool {
   /** Safe to send twice (re-sent with the same Idempotency-Key when a crash left its outcome unknown). */
   idempotent: boolean;
   retries: number;
+  /** `cache`: identical requests within `ttlSeconds` reuse the stored 2xx response (reads only; the loader checks). */
+  cache?: { ttlSeconds: number };
   approval: 'never' | 'always';
   response: { maxBytes: number; fields?: string[]; ephemeral?: number };
   /** Names of the tenant secrets the request reads (`{{secrets.X}}`). */

@@ -15,7 +15,7 @@ const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 
 /**
  * Cross-field rules the JSON Schema cannot express: names that must exist, unique names, RE2-only
- * patterns, retry safety. Defensive about shape, so it runs on documents the schema rejected too
+ * patterns, retry and cache safety. Defensive about shape, so it runs on documents the schema rejected too
  * and every problem is reported in the same pass.
  *
  * @example
@@ -131,6 +131,7 @@ function toolIssues(tool: Json, i: number): FieldIssue[] {
       hint: 'retries are only allowed for GET, HEAD, PUT and DELETE, or a tool declared `"idempotent": true`',
     });
   }
+  if (isObject(tool.cache)) issues.push(...cacheIssues(tool, i, method, declaredIdempotent));
   for (const name of isObject(endpoint?.headers) ? Object.keys(endpoint.headers) : []) {
     const problem = headerNameProblem(name);
     // Malformed names are the schema's to report; this adds the names that are well-formed but refused.
@@ -154,6 +155,49 @@ function toolIssues(tool: Json, i: number): FieldIssue[] {
   if (isObject(tool.parameters))
     issues.push(...parameterSchemaIssues(tool.parameters, pointer('tools', i, 'parameters')));
   return issues;
+}
+
+/** Methods that change something: a cached answer would skip the change, so they are never cached. */
+const writeMethods = new Set(['PUT', 'DELETE']);
+
+/**
+ * `cache` is for reads only: a stored answer stands in for a request that is then never sent. A
+ * tool that is not idempotent would lose its effect; a PUT or DELETE is idempotent but still a
+ * write (a second identical call after another change must reach the endpoint).
+ */
+function cacheIssues(tool: Json, i: number, method: string, declaredIdempotent: boolean): FieldIssue[] {
+  const path = pointer('tools', i, 'cache');
+  if (tool.type === 'client') {
+    return [
+      {
+        path,
+        code: 'cache_not_allowed',
+        message: `tools[${i}] is a client tool: the page runs it, so there is no response to cache`,
+        hint: 'remove cache',
+      },
+    ];
+  }
+  if (!declaredIdempotent) {
+    return [
+      {
+        path,
+        code: 'cache_not_idempotent',
+        message: `tools[${i}] caches a ${method} request that is not idempotent: a cached answer would skip its effect`,
+        hint: 'cache only reads: use GET, or declare `"idempotent": true` for a POST that only reads (a search)',
+      },
+    ];
+  }
+  if (writeMethods.has(method)) {
+    return [
+      {
+        path,
+        code: 'cache_not_idempotent',
+        message: `tools[${i}] caches a ${method} request, which changes something: a cached answer would skip the change`,
+        hint: 'cache only reads (GET, HEAD, or a POST declared `"idempotent": true` that only reads)',
+      },
+    ];
+  }
+  return [];
 }
 
 function isObject(value: unknown): value is Json {

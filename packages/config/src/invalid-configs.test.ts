@@ -240,6 +240,35 @@ const cases: Case[] = [
     'out_of_range',
   ],
   ['client tool with endpoint', tool((t) => (t.type = 'client')), '/tools/0/endpoint', 'endpoint_not_allowed'],
+  ['cache on POST', tool((t) => (t.cache = { ttl: 60 })), '/tools/0/cache', 'cache_not_idempotent'],
+  [
+    'cache on PUT',
+    tool((t) => {
+      t.cache = { ttl: 60 };
+      t.endpoint.method = 'PUT';
+    }),
+    '/tools/0/cache',
+    'cache_not_idempotent',
+  ],
+  [
+    'cache ttl zero',
+    tool((t) => {
+      t.cache = { ttl: 0 };
+      t.idempotent = true;
+    }),
+    '/tools/0/cache/ttl',
+    'out_of_range',
+  ],
+  [
+    'cache on a client tool',
+    tool((t) => {
+      t.type = 'client';
+      delete t.endpoint;
+      t.cache = { ttl: 60 };
+    }),
+    '/tools/0/cache',
+    'cache_not_allowed',
+  ],
   ['unknown approval mode', tool((t) => (t.approval = 'sometimes')), '/tools/0/approval', 'invalid_value'],
   [
     'response field path with spaces',

@@ -38,6 +38,19 @@ const inline: Array<[string, unknown]> = [
     }),
   ],
   [
+    'cached GET and a cached search sent as an idempotent POST',
+    mutated((c) => {
+      c.tools.push({
+        ...structuredClone(c.tools[0]),
+        name: 'lookup',
+        endpoint: { url: 'https://api.example.com/users/{{email}}', method: 'GET' },
+        cache: { ttl: 300 },
+      });
+      c.tools[0].idempotent = true;
+      c.tools[0].cache = { ttl: 60 };
+    }),
+  ],
+  [
     'nested body with arrays and literals',
     mutated((c) => {
       c.tools[0].endpoint.body = {

@@ -683,6 +683,16 @@ export const agentConfigSchema = {
           maximum: 3,
           default: 0,
         },
+        cache: {
+          description:
+            'Reuse a successful (2xx) response for identical requests (same method, URL, headers and body, per tenant) for `ttl` seconds. Only for reads: GET and HEAD tools, or a POST or PATCH tool declared `idempotent: true` (a search sent as POST); refused for PUT and DELETE. A response with `Cache-Control: no-store` or `no-cache` is never stored, and `max-age` shortens the TTL.',
+          type: 'object',
+          additionalProperties: false,
+          required: ['ttl'],
+          properties: {
+            ttl: { description: 'Seconds a stored response is reused.', type: 'integer', minimum: 1, maximum: 86400 },
+          },
+        },
       },
     },
     endpoint: {

@@ -125,7 +125,15 @@ export interface RunStep {
   modelLatencyMs: number;
   usage: Usage;
   finishReason: string;
-  toolCalls: Array<{ id: string; name: string; durationMs: number; isError: boolean; errorCode?: string }>;
+  toolCalls: Array<{
+    id: string;
+    name: string;
+    durationMs: number;
+    isError: boolean;
+    errorCode?: string;
+    /** A stored response of a tool with `cache`. */
+    cached?: true;
+  }>;
 }
 
 export const runs = pgTable(

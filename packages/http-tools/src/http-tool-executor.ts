@@ -12,6 +12,7 @@ import type { ToolCallPart, ToolDefinition } from '@agentry/llm';
 import { type EgressPolicy, egressFetch, isEgressError, strictEgressPolicy } from './egress.ts';
 import { readBoundedText } from './read-body.ts';
 import { shapeResponse } from './shape-response.ts';
+import { requestDigest, storableSeconds, type ToolCacheKey, type ToolResultCache } from './tool-result-cache.ts';
 import { errorResult } from './tool-results.ts';
 
 /** Facts about one outbound request, for traces and metrics (secrets already masked). */
@@ -40,6 +41,11 @@ export interface HttpToolExecutorOptions {
   onRequest?: (info: RequestInfo) => void;
   /** Sent as `Idempotency-Key` (unless the tool's config sets that header) so endpoints can dedupe retries. */
   idempotencyKey?: (call: ToolCallPart) => string;
+  /**
+   * Stored responses for tools with `cache: { ttl }`, kept per tenant. A cache error is a miss
+   * (reported to `onError`): the endpoint is called as without a cache.
+   */
+  cache?: { store: ToolResultCache; tenantId: string; onError?: (error: unknown) => void };
 }
 
 const defaultMaxResponseBytes = 1024 * 1024;
@@ -119,11 +125,62 @@ async function execute(
     if (!isAppError(error)) throw error;
     return errorResult(error.code, error.message, error.issues ? { issues: error.issues } : {});
   }
+  // Keyed on the request as rendered, before the per-call Idempotency-Key is added.
+  const cacheKey =
+    tool.cache && options.cache
+      ? { tenantId: options.cache.tenantId, digest: requestDigest(tool, request) }
+      : undefined;
+  if (cacheKey) {
+    const hit = await cachedResult(request, cacheKey, options);
+    if (hit) return hit;
+  }
   const key = options.idempotencyKey?.(call);
   if (key && !Object.keys(request.headers).some((h) => h.toLowerCase() === 'idempotency-key')) {
     request = { ...request, headers: { ...request.headers, 'Idempotency-Key': key } };
   }
-  return send(tool, request, options, signal);
+  return send(tool, request, options, signal, cacheKey);
+}
+
+/** A stored response for the request, marked `cached: true` in its meta; undefined on a miss or a cache error. */
+async function cachedResult(
+  request: RenderedRequest,
+  key: ToolCacheKey,
+  options: HttpToolExecutorOptions,
+): Promise<ToolExecutionResult | undefined> {
+  const started = performance.now();
+  let stored: Awaited<ReturnType<ToolResultCache['get']>>;
+  try {
+    stored = await options.cache?.store.get(key);
+  } catch (error) {
+    options.cache?.onError?.(error);
+    return undefined;
+  }
+  if (!stored) return undefined;
+  const url = maskSecrets(request.url, maskedValues(options.context));
+  const durationMs = Math.round(performance.now() - started);
+  return {
+    output: stored.output,
+    isError: false,
+    meta: { status: stored.status, durationMs, method: request.method, url, attempts: 0, cached: true },
+  };
+}
+
+/** Stores a successful result when the tool caches and the endpoint allows it; a cache error is only reported. */
+async function store(
+  tool: CompiledTool,
+  outcome: AttemptOutcome,
+  result: ToolExecutionResult,
+  key: ToolCacheKey,
+  options: HttpToolExecutorOptions,
+): Promise<void> {
+  if (result.isError || outcome.status === undefined || outcome.status < 200 || outcome.status > 299) return;
+  const ttl = storableSeconds(tool.cache?.ttlSeconds ?? 0, outcome.cacheControl);
+  if (ttl <= 0) return;
+  try {
+    await options.cache?.store.set(key, { status: outcome.status, output: result.output }, ttl);
+  } catch (error) {
+    options.cache?.onError?.(error);
+  }
 }
 
 async function send(
@@ -131,6 +188,7 @@ async function send(
   request: RenderedRequest,
   options: HttpToolExecutorOptions,
   signal: AbortSignal | undefined,
+  cacheKey: ToolCacheKey | undefined,
 ): Promise<ToolExecutionResult> {
   // Secrets and the end user's values (token, claims) are masked alike in traces and outputs.
   const secrets = maskedValues(options.context);
@@ -156,7 +214,10 @@ async function send(
       await delay(Math.min(2000, 200 * 2 ** (attempt - 1)), signal);
       continue;
     }
-    return toResult(tool, outcome, meta, secrets);
+    const result = toResult(tool, outcome, meta, secrets);
+    // The stored output is the masked one the model reads: no secret or token is kept in clear.
+    if (cacheKey) await store(tool, outcome, result, cacheKey, options);
+    return result;
   }
 }
 
@@ -165,6 +226,7 @@ interface AttemptOutcome {
   text?: string;
   truncated?: boolean;
   contentType?: string | null;
+  cacheControl?: string | null;
   errorCode?: 'tool_timeout' | 'tool_unreachable' | 'tool_cancelled';
   /** The egress guard refused the request (`egress_forbidden_address`, …); nothing was sent. */
   refusal?: { code: string; message: string; details: Record<string, unknown> };
@@ -194,6 +256,7 @@ async function attemptOnce(
       text: body.text,
       truncated: body.truncated,
       contentType: response.headers.get('content-type'),
+      cacheControl: response.headers.get('cache-control'),
       retryable: retryableStatus(response.status),
     };
   } catch (error) {

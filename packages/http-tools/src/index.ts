@@ -21,5 +21,17 @@ export {
   withAllowlist,
 } from './egress.ts';
 export { createHttpToolExecutor, type HttpToolExecutorOptions, type RequestInfo } from './http-tool-executor.ts';
+export {
+  createMemoryToolResultCache,
+  type MemoryToolResultCacheOptions,
+} from './memory-tool-result-cache.ts';
 export { readBoundedText } from './read-body.ts';
+export { createRedisToolResultCache, type RedisToolResultCacheOptions } from './redis-tool-result-cache.ts';
 export { selectFields, shapeResponse } from './shape-response.ts';
+export {
+  type CachedToolResponse,
+  defaultToolCacheBounds,
+  type ToolCacheBounds,
+  type ToolCacheKey,
+  type ToolResultCache,
+} from './tool-result-cache.ts';

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { type AgentRunOptions, type AgentRunResult, createEmitter, runAgent, type ToolExecutor } from '@agentry/agent';
+import {
+  type AgentRunOptions,
+  type AgentRunResult,
+  createDeadlineSignal,
+  createEmitter,
+  runAgent,
+  type ToolExecutor,
+} from '@agentry/agent';
 import {
   type CompiledFlow,
   type FlowState,
@@ -109,16 +116,32 @@ export async function runFlowInRun(
     await emit({ type: 'run-started', provider: options.model.provider, modelId: options.model.modelId, tools: [] });
   }
   const key = turnKey(run.id, history, plan.flow.name);
-  const turn = await runFlowTurn(plan.flow, plan.state, plan.input, {
-    tools: inputs.agentTools,
-    model: options.model,
-    context: setup.toolContext.context,
-    callId: (stepId, visit) => callId(STEP_CALL, key, stepId, visit),
-    pendingInput: (calls) => unansweredInput(ctx.deps.db, setup.agent, run, calls),
-    emit,
-    step,
-    signal: inputs.controller.signal,
-  });
+  // The run's own deadline and cancellation hold for a flow's turn as for the model's.
+  const deadline = createDeadlineSignal(inputs.controller.signal, options.timeoutMs, 'The run timed out');
+  let turn: Awaited<ReturnType<typeof runFlowTurn>>;
+  try {
+    turn = await runFlowTurn(plan.flow, plan.state, plan.input, {
+      tools: inputs.agentTools,
+      model: options.model,
+      context: setup.toolContext.context,
+      callId: (stepId, visit) => callId(STEP_CALL, key, stepId, visit),
+      pendingInput: (calls) => unansweredInput(ctx.deps.db, setup.agent, run, calls),
+      emit,
+      step,
+      signal: deadline.signal,
+    });
+  } catch (error) {
+    const stopped = deadline.stopStatus();
+    if (!stopped) throw error;
+    const reason =
+      stopped === 'cancelled' ? 'The run was cancelled' : `The run did not finish within ${options.timeoutMs} ms`;
+    const durationMs = performance.now() - started;
+    if (stopped === 'cancelled') await emit({ type: 'run-cancelled', reason, usage: zero, durationMs });
+    else await emit({ type: 'run-finished', status: stopped, reason, usage: zero, durationMs });
+    return { ...(prior ?? emptyResult()), status: stopped, reason, durationMs };
+  } finally {
+    deadline.dispose();
+  }
   const merged = (part: Omit<AgentRunResult, 'durationMs'>): AgentRunResult => ({
     ...part,
     messages: [...(prior?.messages ?? []), ...part.messages],
@@ -206,3 +229,7 @@ export async function runFlowInRun(
 }
 
 const zero = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+function emptyResult(): AgentRunResult {
+  return { status: 'completed', messages: [], steps: [], usage: zero, toolCallCount: 0, durationMs: 0 };
+}

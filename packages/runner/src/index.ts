@@ -17,3 +17,4 @@ export {
   sweepStuckRuns,
 } from './sweeper.ts';
 export { systemContext } from './system-context.ts';
+export { type ToolCacheSettings, toolCacheSettingsFromEnv } from './tool-cache.ts';

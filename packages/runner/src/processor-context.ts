@@ -1,5 +1,5 @@
 import type { Db, Run } from '@agentry/db';
-import type { EgressPolicy } from '@agentry/http-tools';
+import type { EgressPolicy, ToolResultCache } from '@agentry/http-tools';
 import type { StdioServerDefinitions } from '@agentry/mcp';
 import type { ModelProviderSettings } from '@agentry/models';
 import type { RunScheduler } from '@agentry/queue';
@@ -24,6 +24,8 @@ export interface RunExecutorDeps {
   egress?: EgressPolicy;
   /** Opens tenant secrets for tool templates and agents' own model keys. */
   secretBox?: SecretBox;
+  /** Stored responses of tools with `cache: { ttl }` (Redis, or in-process when embedded); omitted = never cached. */
+  toolCache?: ToolResultCache;
   /** The platform operator's stdio MCP servers (`MCP_STDIO_SERVERS`); none when unset. */
   mcpStdioServers?: StdioServerDefinitions;
   /**

@@ -44,6 +44,7 @@ export async function resumeHistory(
       toolName: call.name,
       output: result.output,
       isError: result.isError,
+      ...(result.meta?.cached === true ? { cached: true } : {}),
       resumed: true,
     });
   }

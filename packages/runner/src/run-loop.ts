@@ -11,6 +11,7 @@ import { createRecordingExecutor } from './recording-executor.ts';
 import { doneResult, resumeHistory, waitingResult } from './resume-history.ts';
 import { type RunStart, setUpRun } from './run-setup.ts';
 import { createRunTools, type RunTools } from './run-tools.ts';
+import { runToolCache } from './tool-cache.ts';
 import type { WriteBehind } from './write-behind.ts';
 
 /**
@@ -30,7 +31,8 @@ export async function runLoop(
   const { tenant, messages: stored } = start.rows;
   // The tenant's own private-network allowlist (set by the operator) adds to the platform's.
   const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
-  const setup = setUpRun(start, run, deps.models, deps.fetch, deps.secretBox, egress);
+  const toolCache = runToolCache(deps.toolCache, run.tenantId, ctx.log);
+  const setup = setUpRun(start, run, deps.models, deps.fetch, deps.secretBox, egress, toolCache);
   const history: Message[] = stored.map((m) => ({ role: m.role, content: m.content }));
   const { agent } = setup;
   // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.
@@ -44,6 +46,7 @@ export async function runLoop(
     lifetimeMs: agent.limits.runTimeoutMs,
     ...(egress ? { egress } : {}),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(toolCache ? { toolCache } : {}),
     ...(deps.mcpStdioServers ? { stdioServers: deps.mcpStdioServers } : {}),
     publish: (event) => ctx.publish(run.id, event),
   });

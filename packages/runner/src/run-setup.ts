@@ -2,7 +2,7 @@ import { withToolProtocol } from '@agentry/agent';
 import { type CompiledAgent, modelVisibleContext, type ToolContext } from '@agentry/config';
 import { type Conversation, type Db, getSealedSecrets, type Run, type RunStartRows } from '@agentry/db';
 import { errors } from '@agentry/errors';
-import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
+import { createHttpToolExecutor, type EgressPolicy, type HttpToolExecutorOptions } from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
 import { createModel, type ModelProviderSettings } from '@agentry/models';
 import {
@@ -26,6 +26,8 @@ export interface RunSetup {
   /** MCP and skills (issue 9): what their tools read, and the MCP tools stored at publish. */
   toolContext: ToolContext;
   discoveredTools: unknown;
+  /** The run's tenant part of the tool result cache, for the skills' HTTP executors too. */
+  toolCache?: HttpToolExecutorOptions['cache'];
 }
 
 /** Context windows by provider, for compaction; configs do not name one yet. */
@@ -78,7 +80,7 @@ export async function gatherRunStart(
  * Throws when it cannot run (agent version or conversation gone, config, secrets, model).
  *
  * @example
- * const setup = setUpRun(start, run, models, fetch, secretBox, egress);
+ * const setup = setUpRun(start, run, models, fetch, secretBox, egress, runToolCache(deps.toolCache, run.tenantId, log));
  */
 export function setUpRun(
   start: RunStart,
@@ -87,6 +89,7 @@ export function setUpRun(
   fetchImpl: typeof fetch | undefined,
   secretBox: SecretBox | undefined,
   egress: EgressPolicy | undefined,
+  toolCache?: HttpToolExecutorOptions['cache'],
 ): RunSetup & { provider: keyof typeof CONTEXT_WINDOW } {
   const { version, conversation } = start.rows;
   if (!version || !conversation || !start.compiled) {
@@ -111,6 +114,7 @@ export function setUpRun(
     idempotencyKey: (call) => idempotencyKeyFor(run.id, call.id),
     ...(egress ? { egress } : {}),
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    ...(toolCache ? { cache: toolCache } : {}),
   });
   const visible = modelVisibleContext(agent.contextVariables, conversation.context);
   const system = visible ? `${agent.systemPrompt}\n\n${visible}` : agent.systemPrompt;
@@ -122,6 +126,7 @@ export function setUpRun(
     http,
     toolContext,
     discoveredTools: version.discoveredTools,
+    ...(toolCache ? { toolCache } : {}),
     provider: resolved.provider,
   };
 }

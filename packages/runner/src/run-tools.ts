@@ -1,6 +1,6 @@
 import type { AgentRunResult, StepRecord, ToolExecutor } from '@agentry/agent';
 import { type CompiledAgent, type CompiledSkill, MAX_SKILL_DEPTH, type ToolContext } from '@agentry/config';
-import { createHttpToolExecutor, type EgressPolicy } from '@agentry/http-tools';
+import { createHttpToolExecutor, type EgressPolicy, type HttpToolExecutorOptions } from '@agentry/http-tools';
 import { addUsage, emptyUsage, type LanguageModel, type Usage } from '@agentry/llm';
 import { createMcpToolExecutor, readDiscoveredTools, type StdioServerDefinitions } from '@agentry/mcp';
 import { composeExecutors } from './compose-executors.ts';
@@ -20,6 +20,8 @@ export interface RunToolsOptions {
   run: { id: string; toolCallCount: number; traceId: string };
   egress?: EgressPolicy;
   fetch?: typeof fetch;
+  /** The run's tenant part of the tool result cache: skills' cached tools use it as the agent's do. */
+  toolCache?: HttpToolExecutorOptions['cache'];
   /** The platform operator's stdio MCP servers (`MCP_STDIO_SERVERS`). */
   stdioServers?: StdioServerDefinitions;
   /** How long MCP sessions may stay open: the run's remaining time. */
@@ -75,6 +77,7 @@ export function createRunTools(options: RunToolsOptions): RunTools {
       idempotencyKey: (call) => idempotencyKeyFor(options.run.id, `${scope.path}:${call.id}`),
       ...(options.egress ? { egress: options.egress } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.toolCache ? { cache: options.toolCache } : {}),
     });
     // The sub-run's own sessions: they end with it, never with the parent's.
     const remaining = Math.max(1000, options.lifetimeMs - (Date.now() - started));

@@ -1,5 +1,5 @@
 import type { Db } from '@agentry/db';
-import type { EgressPolicy } from '@agentry/http-tools';
+import type { EgressPolicy, ToolResultCache } from '@agentry/http-tools';
 import type { StdioServerDefinitions } from '@agentry/mcp';
 import type { ModelProviderSettings } from '@agentry/models';
 import {
@@ -44,6 +44,11 @@ export interface RunWorkerConfig {
   mcpStdioServers?: StdioServerDefinitions;
   /** Where tools and webhooks may send requests; default: public addresses only. */
   egress?: EgressPolicy;
+  /**
+   * Stored responses of tools with `cache: { ttl }`: `createRedisToolResultCache` shared by the
+   * workers, or `createMemoryToolResultCache` in the embedded mode without Redis; omitted = none.
+   */
+  toolCache?: ToolResultCache;
   sweeper: SweeperSettings;
   webhooks: WebhookSettings;
   /** Run metrics and spans, webhook metrics; omitted = none. */
@@ -110,6 +115,7 @@ export function startRunWorker(config: RunWorkerConfig): RunWorker {
     ...(secretBox ? { secretBox } : {}),
     ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
     ...(egress ? { egress } : {}),
+    ...(config.toolCache ? { toolCache: config.toolCache } : {}),
     log,
     ...(metrics ? { telemetry: createRunTelemetry(metrics) } : {}),
   });

@@ -126,6 +126,7 @@ export function traceTools(tools: ToolExecutor, parent: Context, attributes: Att
         parent,
         async (span) => {
           const result = await tools.execute(call, options);
+          if (result.meta?.cached === true) span.setAttribute('agentry.tool.cached', true);
           if (result.isError) {
             span.setAttribute('agentry.tool.error_code', result.errorCode ?? 'tool_error');
             span.setStatus({ code: SpanStatusCode.ERROR, message: result.errorCode ?? 'tool_error' });

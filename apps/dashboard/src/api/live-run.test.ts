@@ -50,6 +50,17 @@ describe('live run from streamed events', () => {
     expect(liveText(done)).toBe('Let me check.\n\nRefunded.');
   });
 
+  it('marks a cached tool result', () => {
+    const run = apply([
+      { type: 'step-started', step: 0 },
+      { type: 'tool-call', step: 0, toolCall: { type: 'tool_call', id: 'c1', name: 'order', arguments: {} } },
+      { type: 'tool-result', toolCallId: 'c1', toolName: 'order', output: { id: 1 }, isError: false, cached: true },
+      { type: 'tool-call', step: 0, toolCall: { type: 'tool_call', id: 'c2', name: 'order', arguments: {} } },
+      { type: 'tool-result', toolCallId: 'c2', toolName: 'order', output: { id: 1 }, isError: false },
+    ]);
+    expect(run.steps[0]?.toolCalls.map((c) => c.cached)).toEqual([true, undefined]);
+  });
+
   it('keeps a failure’s error and ignores unknown events', () => {
     const failed = apply([
       { type: 'something-new' },

@@ -10,6 +10,8 @@ export interface LiveToolCall {
   isError?: boolean;
   errorCode?: string;
   durationMs?: number;
+  /** A stored response of a tool with `cache` (the event's `cached`). */
+  cached?: boolean;
   done: boolean;
 }
 
@@ -83,6 +85,7 @@ export function applyRunEvent(run: LiveRun, event: Event): LiveRun {
         done: true,
         ...(typeof event.errorCode === 'string' ? { errorCode: event.errorCode } : {}),
         ...(typeof event.durationMs === 'number' ? { durationMs: event.durationMs } : {}),
+        ...(event.cached === true ? { cached: true } : {}),
       };
       if (!run.steps.some((s) => s.toolCalls.some((c) => c.id === id))) {
         // A result replayed by a resumed attempt, whose call streamed before: show it on its own.

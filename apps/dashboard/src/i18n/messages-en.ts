@@ -192,6 +192,9 @@ export const en = {
   'tools.clientHelp': 'A client tool is run by the embedding page, so it has no endpoint.',
   'tools.retries': 'Retries',
   'tools.retriesHelp': 'Extra attempts after a network error, 429 or 5xx (GET, HEAD, PUT, DELETE only).',
+  'tools.cacheTtl': 'Cache results (seconds)',
+  'tools.cacheTtlHelp':
+    'Identical calls within this time reuse the stored response (reads only: GET, HEAD, or a POST marked idempotent). Empty: never cached.',
   'param.title': 'Parameters',
   'param.empty': 'No parameters: the model calls this tool without arguments.',
   'param.add': 'Add parameter',
@@ -275,6 +278,8 @@ export const en = {
   'trace.arguments': 'Arguments',
   'trace.result': 'Result',
   'trace.error': 'error',
+  'trace.cached': 'cached',
+  'trace.cachedHint': 'A stored response: no request was sent',
   'versions.version': 'Version',
   'versions.status': 'Status',
   'versions.hash': 'Content hash',

@@ -189,6 +189,9 @@ export const zh: Record<MessageKey, string> = {
   'tools.clientHelp': '客户端工具由嵌入页面执行，因此没有接口地址。',
   'tools.retries': '重试次数',
   'tools.retriesHelp': '网络错误、429 或 5xx 后的额外尝试（仅限 GET、HEAD、PUT、DELETE）。',
+  'tools.cacheTtl': '缓存结果（秒）',
+  'tools.cacheTtlHelp':
+    '在此时间内相同的调用复用已存储的响应（仅限读取：GET、HEAD 或标记为幂等的 POST）。留空：不缓存。',
   'param.title': '参数',
   'param.empty': '没有参数：模型调用此工具时不带参数。',
   'param.add': '添加参数',
@@ -272,6 +275,8 @@ export const zh: Record<MessageKey, string> = {
   'trace.arguments': '参数',
   'trace.result': '结果',
   'trace.error': '错误',
+  'trace.cached': '缓存',
+  'trace.cachedHint': '来自缓存的响应：未发送请求',
   'versions.version': '版本',
   'versions.status': '状态',
   'versions.hash': '内容哈希',

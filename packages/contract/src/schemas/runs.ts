@@ -22,6 +22,7 @@ export const RunStepSchema = z
         durationMs: z.number(),
         isError: z.boolean(),
         errorCode: z.string().optional(),
+        cached: z.literal(true).optional().describe('A stored response of a tool with `cache`: no request was sent'),
       }),
     ),
   })

@@ -104,16 +104,29 @@ export function ToolCard({ config, tool, index, edit }: ToolCardProps) {
               <EndpointEditor config={config} index={index} edit={edit} />
               <div className="grid-2">
                 <ResponseOptions index={index} tool={tool} edit={edit} />
-                <NumberField
-                  pointer={`${base}/retries`}
-                  label={t('tools.retries')}
-                  help={t('tools.retriesHelp')}
-                  value={tool.retries}
-                  min={0}
-                  max={3}
-                  step={1}
-                  onChange={(v) => set('retries', v)}
-                />
+                <div>
+                  <NumberField
+                    pointer={`${base}/retries`}
+                    label={t('tools.retries')}
+                    help={t('tools.retriesHelp')}
+                    value={tool.retries}
+                    min={0}
+                    max={3}
+                    step={1}
+                    onChange={(v) => set('retries', v)}
+                  />
+                  <NumberField
+                    pointer={`${base}/cache`}
+                    label={t('tools.cacheTtl')}
+                    help={t('tools.cacheTtlHelp')}
+                    value={tool.cache?.ttl}
+                    min={1}
+                    max={86400}
+                    step={1}
+                    onChange={(v) => set('cache', v === undefined ? undefined : { ttl: v })}
+                  />
+                  <PointerIssues pointer={`${base}/cache/ttl`} />
+                </div>
               </div>
             </>
           )}

@@ -26,6 +26,7 @@ export function LiveRunView({ run }: { run: LiveRun }) {
               isError={call.isError ?? false}
               {...(call.durationMs !== undefined ? { durationMs: call.durationMs } : {})}
               {...(call.errorCode ? { errorCode: call.errorCode } : {})}
+              {...(call.cached ? { cached: true } : {})}
             />
           ))}
         </div>

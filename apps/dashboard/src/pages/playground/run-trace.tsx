@@ -47,6 +47,7 @@ export function RunTrace({ run }: { run: Run }) {
                   isError={tc.isError || (call?.is_error ?? false)}
                   durationMs={tc.durationMs}
                   {...(tc.errorCode ? { errorCode: tc.errorCode } : {})}
+                  {...(tc.cached ? { cached: true } : {})}
                 />
               );
             })}
@@ -70,9 +71,11 @@ interface ToolCallViewProps {
   isError: boolean;
   durationMs?: number;
   errorCode?: string;
+  /** A stored response of a tool with `cache`. */
+  cached?: boolean;
 }
 
-export function ToolCallView({ name, args, output, isError, durationMs, errorCode }: ToolCallViewProps) {
+export function ToolCallView({ name, args, output, isError, durationMs, errorCode, cached }: ToolCallViewProps) {
   const { t } = useI18n();
   return (
     <div className={`tool-call${isError ? ' tool-call-error' : ''}`}>
@@ -80,6 +83,11 @@ export function ToolCallView({ name, args, output, isError, durationMs, errorCod
         <span className="chip chip-parameter">{name}</span>
         {durationMs !== undefined ? <span>{t('trace.duration', { ms: Math.round(durationMs) })}</span> : null}
         {isError ? <span className="badge badge-error">{errorCode ?? t('trace.error')}</span> : null}
+        {cached ? (
+          <span className="badge" title={t('trace.cachedHint')}>
+            {t('trace.cached')}
+          </span>
+        ) : null}
       </p>
       <div className="grid-2">
         <div>
