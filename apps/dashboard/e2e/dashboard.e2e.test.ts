@@ -219,6 +219,23 @@ async function main(): Promise<void> {
     await shot(page, 'editor-action-books');
   });
 
+  const BLOCKED = 'Blocked addresses cannot book demos; tell the visitor to call us.';
+  await step('add a permission rule with the simple condition builder', async () => {
+    await page.click('#tab-tools');
+    await page.click('#add-permission');
+    // The tool box starts on the agent's first tool; * patterns can be typed instead.
+    assert.equal(await page.locator(byPointer('/permissions/0/tool')).inputValue(), TOOL);
+    await page.selectOption(byPointer('/permissions/0/action'), 'deny');
+    await page.fill(byPointer('/permissions/0/message'), BLOCKED);
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    assert.equal(await page.getByLabel('Argument of condition 1').inputValue(), 'email');
+    await page.getByLabel('Comparison of condition 1').selectOption('=');
+    await page.getByLabel('Value of condition 1').fill('blocked@example.com');
+    await page.locator('#validation-state', { hasText: 'Valid' }).waitFor();
+    await page.locator('#permissions-title').scrollIntoViewIfNeeded();
+    await shot(page, 'editor-permissions');
+  });
+
   await step('the JSON tab shows the config built by the form', async () => {
     await page.click('#tab-json');
     const json = JSON.parse(await page.locator('#config-json').inputValue());
@@ -229,6 +246,14 @@ async function main(): Promise<void> {
     });
     assert.deepEqual(json.tools[0].parameters.required, ['email']);
     assert.deepEqual(json.action_books[0].tools, [TOOL]);
+    assert.deepEqual(json.permissions, [
+      {
+        tool: TOOL,
+        action: 'deny',
+        message: BLOCKED,
+        when: { properties: { email: { const: 'blocked@example.com' } }, required: ['email'] },
+      },
+    ]);
     await shot(page, 'editor-json');
   });
 

@@ -9,6 +9,7 @@ import { contextNames } from './config-checks.ts';
 import { defaults } from './defaults.ts';
 import { loadAgentConfig } from './load-agent-config.ts';
 import { compileMcpServers } from './mcp-servers.ts';
+import { compilePermissions } from './permissions.ts';
 import { skillDocument, skillToolDefinition, skillToolName } from './skills.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 
@@ -101,6 +102,19 @@ function build(config: AgentConfig, hash: string): CompiledAgent {
     ...(config.widget ? { widget: config.widget } : {}),
     mcpServers,
     skills,
+    decidePermission: permissionDecider(config, tools),
+  };
+}
+
+/** The agent's rules over its tools' own `approval` settings (see `CompiledAgent.decidePermission`). */
+function permissionDecider(config: AgentConfig, tools: CompiledTool[]): CompiledAgent['decidePermission'] {
+  const decide = compilePermissions(config.permissions ?? []);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return (name, args) => {
+    const tool = byName.get(name);
+    // A rule on `amount >= 1000` must also catch a call that leaves amount to its default of 5000.
+    const checked = tool?.validateArguments(args);
+    return decide(name, checked?.ok ? checked.value : args, tool?.approval === 'always' ? 'ask' : 'allow');
   };
 }
 

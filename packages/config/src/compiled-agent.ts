@@ -10,6 +10,7 @@ import type {
 } from '@agentry/contract';
 import type { FieldIssue } from '@agentry/errors';
 import type { ToolChoice, ToolDefinition } from '@agentry/llm';
+import type { PermissionDecision } from './permissions.ts';
 
 /**
  * What a tool call may draw on besides the model's arguments. Model arguments can never reach
@@ -153,4 +154,10 @@ export interface CompiledAgent {
   mcpServers: CompiledMcpServer[];
   /** Empty when the config declares none. */
   skills: CompiledSkill[];
+  /**
+   * How one call of a tool goes: the first `permissions` rule matching its name and arguments, or
+   * else the tool's own `approval` (always → ask, never or none → allow). HTTP and client tools'
+   * `when` sees the arguments with their declared defaults filled in.
+   */
+  decidePermission(name: string, args: unknown): PermissionDecision;
 }

@@ -18,6 +18,8 @@ export type {
   ModelConfig,
   ModelProvider,
   ParametersSchema,
+  PermissionAction,
+  PermissionRuleConfig,
   ResponseConfig,
   SkillConfig,
   ToolConfig,
@@ -60,6 +62,15 @@ export {
 } from './mcp-servers.ts';
 export { externalParametersSchema } from './mcp-tool-schema.ts';
 export { type ArgumentsValidator, argumentsValidator } from './parameters-validator.ts';
+export {
+  compilePermissions,
+  DEFAULT_DENY_MESSAGE,
+  type MatchedRule,
+  type PermissionDecider,
+  type PermissionDecision,
+  patternCanMatchPrefixed,
+  toolPatternMatches,
+} from './permissions.ts';
 export { MAX_SKILL_DEPTH, skillToolName } from './skills.ts';
 export { buildSystemPrompt } from './system-prompt.ts';
 export { type CompiledTemplate, compileTemplate, type TemplateView } from './template.ts';

@@ -10,6 +10,7 @@ import { schemaIssues } from './config-schema.ts';
 import { defaults } from './defaults.ts';
 import { documentLimitIssues, unencodableIssues } from './document-limits.ts';
 import { compileMcpServers, mcpServerIssues } from './mcp-servers.ts';
+import { permissionIssues } from './permission-checks.ts';
 import { skillIssues } from './skills.ts';
 import { webhookIssues } from './webhooks.ts';
 
@@ -90,7 +91,7 @@ export function checkAgentConfig(
 
 function validate(doc: Record<string, unknown>): Outcome {
   const issues = [...schemaIssues(doc), ...crossFieldIssues(doc), ...mcpServerIssues(doc)];
-  issues.push(...webhookIssues(doc));
+  issues.push(...webhookIssues(doc), ...permissionIssues(doc, issues));
   const tools: CompiledTool[] = [];
   issues.push(...templateIssues(doc, issues, tools));
   issues.push(...mcpTemplateIssues(doc, issues), ...skillIssues(doc, issues, checkAgentConfig));

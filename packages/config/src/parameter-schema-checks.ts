@@ -61,6 +61,7 @@ function childSchemas(node: Json): Array<[string, Json]> {
         if (isObject(child)) out.push([`/${key}${pointer(name)}`, child]);
   }
   if (isObject(node.items)) out.push(['/items', node.items]);
+  if (isObject(node.not)) out.push(['/not', node.not]);
   for (const key of ['anyOf', 'oneOf', 'allOf']) {
     arrayOf(node[key]).forEach((child, j) => {
       if (isObject(child)) out.push([`/${key}/${j}`, child]);

@@ -90,6 +90,13 @@ export const agentConfigSchema = {
       maxItems: 16,
       items: { $ref: '#/$defs/skill' },
     },
+    permissions: {
+      description:
+        "Rules for tool calls, checked in order; the first whose tool pattern and `when` match decides: allow (run it), ask (wait for a person's approval, like approval: always) or deny (never sent; the model gets the rule's message as a tool error). A call no rule matches follows its tool's own approval setting.",
+      type: 'array',
+      maxItems: 100,
+      items: { $ref: '#/$defs/permission' },
+    },
     flows: {
       description:
         "Fixed procedures (a leave request, a refund) run as state machines: started when the user's message matches a trigger pattern (no model call) or when the model calls the tool flow__<name>; they ask for slots, call tools, branch and reply, one step at a time, and hold the conversation until they end.",
@@ -99,6 +106,35 @@ export const agentConfigSchema = {
     },
   },
   $defs: {
+    permission: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['tool', 'action'],
+      properties: {
+        tool: {
+          description:
+            'A tool name, or a pattern where * stands for any run of characters: refund_*, crm__*, skill__*, *.',
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          pattern: '^[A-Za-z0-9_*-]+$',
+          'x-message': 'must be a tool name or a pattern of letters, digits, _, - and * (at most 128 characters)',
+        },
+        when: {
+          description:
+            'JSON Schema over the call\'s arguments: the rule applies only to calls whose arguments it accepts (e.g. {"properties": {"amount": {"minimum": 1000}}, "required": ["amount"]}). Default: every call of the tool.',
+          $ref: '#/$defs/schemaNode',
+        },
+        action: { enum: ['allow', 'ask', 'deny'] },
+        message: {
+          description:
+            'deny only: what the model is told instead of the result. Default: "A permission rule does not allow this tool call. Do not try it again; tell the user."',
+          type: 'string',
+          minLength: 1,
+          maxLength: 1000,
+        },
+      },
+    },
     flow: {
       type: 'object',
       additionalProperties: false,
@@ -799,6 +835,7 @@ export const agentConfigSchema = {
         anyOf: { $ref: '#/$defs/schemaList' },
         oneOf: { $ref: '#/$defs/schemaList' },
         allOf: { $ref: '#/$defs/schemaList' },
+        not: { $ref: '#/$defs/schemaNode' },
         $ref: {
           type: 'string',
           pattern: '^#/\\$defs/[A-Za-z0-9_-]{1,64}$',

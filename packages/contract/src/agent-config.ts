@@ -66,6 +66,10 @@ export type WebhookEventName = WebhookConfig['events'][number];
 export type McpServerConfig = NonNullable<AgentConfigDocument['mcp_servers']>[number];
 /** A sub-agent offered to the agent as the tool `skill__<name>`. */
 export type SkillConfig = NonNullable<AgentConfigDocument['skills']>[number];
+/** A tool permission rule: which calls (tool pattern + `when` over the arguments) are allowed, asked about or denied. */
+export type PermissionRuleConfig = NonNullable<AgentConfigDocument['permissions']>[number];
+/** What a permission rule does with the calls it matches. */
+export type PermissionAction = PermissionRuleConfig['action'];
 /** A fixed procedure run as a state machine (issue 19). */
 export type FlowConfig = NonNullable<AgentConfigDocument['flows']>[number];
 export type FlowStepConfig = FlowConfig['steps'][number];

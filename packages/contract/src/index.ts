@@ -25,6 +25,8 @@ export type {
   ModelConfig,
   ModelProvider,
   ParametersSchema,
+  PermissionAction,
+  PermissionRuleConfig,
   ResponseConfig,
   SkillConfig,
   ToolConfig,

@@ -17,6 +17,15 @@ export interface RecordingExecutorOptions {
   isIdempotent: (toolName: string) => boolean;
 }
 
+/** What the model reads for a call a person declined. */
+export function declinedResult(): ToolExecutionResult {
+  return {
+    isError: true,
+    errorCode: 'declined',
+    output: { error: 'declined', message: 'A person declined this tool call. Do not try it again; tell the user.' },
+  };
+}
+
 /** The Idempotency-Key a tool call carries: stable across attempts of the same run. */
 export function idempotencyKeyFor(runId: string, toolCallId: string): string {
   return `${runId}:${toolCallId}`;
@@ -75,14 +84,7 @@ export function createRecordingExecutor(options: RecordingExecutorOptions): Tool
   ): Promise<ToolExecutionResult> {
     const { record, created } = await start(call);
     if (!created && record.status === 'declined') {
-      const declined: ToolExecutionResult = {
-        isError: true,
-        errorCode: 'declined',
-        output: {
-          error: 'declined',
-          message: 'A person declined this tool call. Do not try it again; tell the user.',
-        },
-      };
+      const declined = declinedResult();
       await complete(call.id, declined);
       return declined;
     }

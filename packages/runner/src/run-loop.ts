@@ -1,10 +1,11 @@
 import { type AgentRunResult, runAgent } from '@agentry/agent';
-import type { Run } from '@agentry/db';
+import { type Run, toolCallRecords } from '@agentry/db';
 import { compileFlows, withFlowTools } from '@agentry/flows';
 import { withAllowlist } from '@agentry/http-tools';
 import type { Message } from '@agentry/llm';
 import { agentOptions } from './agent-options.ts';
 import { flowTurnFor, runFlowInRun } from './flow-run.ts';
+import { withFlowStartPermissions } from './permission-executor.ts';
 import type { ProcessorContext } from './processor-context.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
 import { doneResult, resumeHistory, waitingResult } from './resume-history.ts';
@@ -79,7 +80,12 @@ async function runWithTools(
   const agentTools = telemetry ? telemetry.traceTools(run, recording) : recording;
   // Flows (issue 19): offered to the model as flow__<name> tools; a flow's turns run without it.
   const flows = compileFlows(agent.config.flows ?? []);
-  const tools = withFlowTools(flows, agentTools);
+  const tools = withFlowStartPermissions(
+    agent,
+    withFlowTools(flows, agentTools),
+    new Set(flows.map((flow) => flow.toolName)),
+    async (id) => (await toolCallRecords(deps.db, run, [id]))[0]?.status === 'declined',
+  );
   const history = await resumeHistory(ctx, run, writes, tools, controller.signal, agent, transcript);
   if (history === 'done') return doneResult();
   if (typeof history !== 'object' || !Array.isArray(history)) return waitingResult(history.pending);

@@ -4,6 +4,7 @@ import { createHttpToolExecutor, type EgressPolicy, type HttpToolExecutorOptions
 import { addUsage, emptyUsage, type LanguageModel, type Usage } from '@agentry/llm';
 import { createMcpToolExecutor, readDiscoveredTools, type StdioServerDefinitions } from '@agentry/mcp';
 import { composeExecutors } from './compose-executors.ts';
+import { withPermissions } from './permission-executor.ts';
 import { idempotencyKeyFor } from './recording-executor.ts';
 import { createSkillExecutor, type SkillEvent, type SkillScope, type SkillTools } from './skill-executor.ts';
 import { budgetTokens, countingModel, subtractUsage } from './usage-budget.ts';
@@ -128,8 +129,11 @@ export function createRunTools(options: RunToolsOptions): RunTools {
   });
   return {
     parentModel,
-    executor:
+    // One place for deny rules, whichever executor would have run the call.
+    executor: withPermissions(
+      agent,
       agent.skills.length > 0 ? composeExecutors(options.http, mcp, skills) : composeExecutors(options.http, mcp),
+    ),
     stepRecord(step) {
       parentToolCalls += step.executedToolCalls;
       if (!step.toolCalls.some((call) => skills.trace(call.id))) return step;

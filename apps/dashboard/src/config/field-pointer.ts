@@ -13,7 +13,8 @@ export function fieldPointer(pointer: string): string {
   const s = parsePointer(pointer);
   const [top, index] = s;
   if (top === 'basic_settings' || top === 'model' || top === 'limits') return toPointer(s.slice(0, 2));
-  if (top === 'action_books' || top === 'context') return toPointer(s.slice(0, index === undefined ? 1 : 3));
+  if (top === 'action_books' || top === 'context' || top === 'permissions')
+    return toPointer(s.slice(0, index === undefined ? 1 : 3));
   if (top === 'flows' && index !== undefined) return flowFieldPointer(s);
   if (top !== 'tools' || index === undefined) return toPointer(s.slice(0, 1));
   const part = s[2];

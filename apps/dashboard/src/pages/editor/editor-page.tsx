@@ -20,6 +20,7 @@ import type { Edit } from './edit.ts';
 import { FlowsForm } from './flows-form.tsx';
 import { IssueSummary } from './issue-summary.tsx';
 import { JsonTab } from './json-tab.tsx';
+import { PermissionsForm } from './permissions-form.tsx';
 import { PromptTab } from './prompt-tab.tsx';
 import { ToolsForm } from './tools-form.tsx';
 import { useValidation } from './use-validation.ts';
@@ -129,7 +130,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
       badge: count('/basic_settings', '/model', '/limits', '/context'),
     },
     { id: 'actions' as const, label: t('editor.tab.actions'), badge: count('/action_books') },
-    { id: 'tools' as const, label: t('editor.tab.tools'), badge: count('/tools') },
+    { id: 'tools' as const, label: t('editor.tab.tools'), badge: count('/tools', '/permissions') },
     { id: 'flows' as const, label: t('editor.tab.flows'), badge: count('/flows') },
     { id: 'json' as const, label: t('editor.tab.json') },
     ...(agentId ? [{ id: 'prompt' as const, label: t('editor.tab.prompt') }] : []),
@@ -186,7 +187,12 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
         <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
           {tab === 'settings' ? <BasicSettingsForm config={config} edit={edit} /> : null}
           {tab === 'actions' ? <ActionBooksForm config={config} edit={edit} /> : null}
-          {tab === 'tools' ? <ToolsForm config={config} edit={edit} /> : null}
+          {tab === 'tools' ? (
+            <div className="stack">
+              <ToolsForm config={config} edit={edit} />
+              <PermissionsForm config={config} edit={edit} />
+            </div>
+          ) : null}
           {tab === 'flows' ? <FlowsForm config={config} edit={edit} /> : null}
           {tab === 'json' ? <JsonTab config={config} onChange={setConfig} /> : null}
           {tab === 'prompt' && agentId ? <PromptTab agentId={agentId} refreshKey={refreshKey} /> : null}

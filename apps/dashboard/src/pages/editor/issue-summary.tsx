@@ -6,7 +6,7 @@ import type { EditorTab } from '../../router/routes.ts';
 /** Which editor tab shows the field of an issue. */
 export function tabForPointer(pointer: string): EditorTab {
   if (pointer.startsWith('/action_books')) return 'actions';
-  if (pointer.startsWith('/tools')) return 'tools';
+  if (pointer.startsWith('/tools') || pointer.startsWith('/permissions')) return 'tools';
   if (pointer.startsWith('/flows')) return 'flows';
   if (/^\/(basic_settings|model|limits|context)/.test(pointer)) return 'settings';
   return 'json';
