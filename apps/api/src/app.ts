@@ -22,6 +22,7 @@ import { authRoutes } from './routes/auth.ts';
 import { chatCompletionRoutes } from './routes/chat-completions.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
+import { demoContactRoutes, demoEndpointRoutes } from './routes/demo.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { invitationRoutes } from './routes/invitations.ts';
@@ -146,6 +147,11 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/widget', widgetRoutes(deps));
   tenantScoped.route('/webhook-deliveries', webhookDeliveryRoutes(deps));
   tenantScoped.route('/tools', toolImportRoutes(deps));
+  if (deps.demoContacts) {
+    // The embedded mode's demo endpoint, which the seeded agent's tool calls, and its contacts.
+    app.route('/demo', demoEndpointRoutes(deps.demoContacts));
+    tenantScoped.route('/demo', demoContactRoutes(deps.demoContacts));
+  }
   v1.route('/', tenantScoped);
   app.route('/v1', v1);
   return app;

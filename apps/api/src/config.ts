@@ -83,6 +83,9 @@ export interface ApiConfig {
   mail: MailSettings;
 }
 
+/** Loopback addresses, as allowlist entries. */
+const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+
 /**
  * The only place the API reads `process.env`. Throws `EnvError` naming the variable on a bad value.
  *
@@ -115,9 +118,18 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     ...(redisUrl ? { redisUrl } : {}),
     queuePrefix: envString(env, 'QUEUE_PREFIX') ?? 'agentry',
     ...(token ? { platformAdminToken: token } : {}),
-    models: modelSettingsFromEnv(env),
+    // The embedded mode answers with the built-in demo model while no model is configured.
+    models: {
+      ...modelSettingsFromEnv(env),
+      ...(embedded && envBoolean(env, 'DEMO_MODEL', true) ? { demo: true } : {}),
+    },
     ...(secretKeys ? { secretKeys } : {}),
-    egressAllowlist: egressAllowlistFromEnv(env),
+    // The embedded mode is one machine's install: its tools may reach that machine (the demo
+    // endpoint, a tool server in development) unless EGRESS_ALLOW_LOOPBACK=false.
+    egressAllowlist: [
+      ...egressAllowlistFromEnv(env),
+      ...(embedded && envBoolean(env, 'EGRESS_ALLOW_LOOPBACK', true) ? LOOPBACK : []),
+    ],
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     runWaitMs,
     idempotencyLeaseMs: envInt(env, 'IDEMPOTENCY_LEASE_MS', runWaitMs + 30_000, [1000, 3_600_000]),

@@ -7,6 +7,7 @@ import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { SecretBox } from '@agentry/secrets';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { DemoContacts } from './embedded/demo-contacts.ts';
 import type { AdmissionOptions } from './http/admission.ts';
 import type { ApiKeyCache } from './http/api-key-cache.ts';
 import type { RunFinishWatch } from './http/run-finish-watch.ts';
@@ -27,6 +28,8 @@ export interface ApiDeps {
   events: RunEventBus;
   control: RunControl;
   models: ModelProviderSettings;
+  /** The embedded mode's demo endpoint's contacts (`/demo/contacts`); absent elsewhere. */
+  demoContacts?: DemoContacts;
   /** Requests per minute per tenant (unless set on the tenant) and per key; Redis shares the counters. */
   rateLimit: {
     perMinute: number;

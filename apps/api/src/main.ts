@@ -26,9 +26,9 @@ async function main(): Promise<void> {
   }
   const platform = await startPlatform(config);
   if (config.mode === 'embedded') {
-    const demo = await seedDemo(platform.database.db, config.dataDir);
-    const modelConfigured = Boolean(config.models.openai || config.models.anthropic);
-    process.stdout.write(banner(platform.url, config.platformAdminToken!, demo, modelConfigured));
+    const demo = await seedDemo(platform.database.db, config.dataDir, platform.url);
+    const model = config.models.openai || config.models.anthropic ? 'configured' : config.models.demo ? 'demo' : 'none';
+    process.stdout.write(banner(platform.url, config.platformAdminToken!, demo, model));
   }
   platform.logger.info({ url: platform.url }, 'api listening');
 

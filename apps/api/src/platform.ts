@@ -33,6 +33,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { ApiConfig } from './config.ts';
+import { createDemoContacts } from './embedded/demo-contacts.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
 import { limiterReady } from './http/limits.ts';
@@ -151,6 +152,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
         inProcess ? inProcess.startWorker(handler, options) : startBullWorker(bullOptions!, handler, options),
       concurrency: config.workerConcurrency,
       models: config.models,
+      ...(config.mode === 'embedded' ? { demoContacts: createDemoContacts() } : {}),
       ...(secretBox ? { secretBox } : {}),
       ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
       egress,

@@ -48,18 +48,28 @@ async function ensureDemoUser(db: Db, credentials: DemoCredentials, file: string
   return updated;
 }
 
-const DEMO_CONFIG = new URL('../../../../configs/seed-demo-booking.json', import.meta.url);
+const DEMO_CONFIG = new URL('../../../../configs/demo-agent.json', import.meta.url);
+
+/**
+ * The demo agent's config with its tool pointed at this platform's own demo endpoint (the file says
+ * port 3000; the platform may listen elsewhere).
+ */
+export function demoAgentConfig(platformUrl: string): Record<string, unknown> {
+  const raw = JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as { tools: Array<{ endpoint: { url: string } }> };
+  for (const tool of raw.tools) tool.endpoint.url = tool.endpoint.url.replace('http://127.0.0.1:3000', platformUrl);
+  return raw as unknown as Record<string, unknown>;
+}
 
 /**
  * On the embedded mode's first start (no tenants yet): a demo tenant, key, agent (from
- * `configs/`), conversation and dashboard owner (`admin@example.com`). The credentials are kept in the local data dir so later starts can
+ * `configs/demo-agent.json`, its tool calling this platform's `/demo/contacts`), conversation and dashboard owner (`admin@example.com`). The credentials are kept in the local data dir so later starts can
  * print them again; this is a single-user development install.
  */
-export async function seedDemo(db: Db, dataDir: string): Promise<DemoCredentials | undefined> {
+export async function seedDemo(db: Db, dataDir: string, platformUrl: string): Promise<DemoCredentials | undefined> {
   const file = join(dataDir, 'demo.json');
   if (existsSync(file)) return ensureDemoUser(db, JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials, file);
   if ((await countTenants(db)) > 0) return undefined;
-  const raw = JSON.parse(readFileSync(DEMO_CONFIG, 'utf8')) as Record<string, unknown>;
+  const raw = demoAgentConfig(platformUrl);
   const { config, hash } = loadAgentConfig(raw);
   const key = generateSecretKey();
   const { tenant } = await createTenantWithKey(db, { name: 'Demo', key });
@@ -91,13 +101,11 @@ export function embeddedAdminToken(dataDir: string, fromEnv: string | undefined)
   return token;
 }
 
-/** The start-up banner: where the API is and a curl that talks to the demo agent. */
-export function banner(
-  url: string,
-  adminToken: string,
-  demo: DemoCredentials | undefined,
-  modelConfigured: boolean,
-): string {
+/** Which model answers chats: one from the environment, the built-in demo model, or none. */
+export type BannerModel = 'configured' | 'demo' | 'none';
+
+/** The start-up banner: where the API is, which model answers and a curl that talks to the demo agent. */
+export function banner(url: string, adminToken: string, demo: DemoCredentials | undefined, model: BannerModel): string {
   const lines = ['', `Agentry is running (embedded mode) at ${url}`, `  platform admin token: ${adminToken}`];
   if (demo) {
     lines.push(
@@ -119,7 +127,16 @@ export function banner(
       `    -H 'Content-Type: application/json' -d '{"agent_id":"${demo.agent_id}"}'`,
     );
   }
-  if (!modelConfigured) {
+  if (model === 'demo') {
+    lines.push(
+      '',
+      "Model: Agentry's built-in DEMO model, not an AI (no model is configured). It calls the demo agent's tool",
+      'when a message holds an email address, and says in every answer that it is the demo model. For real',
+      'answers set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (any OpenAI-compatible server) and',
+      'start again, or add a model provider in the dashboard.',
+    );
+  }
+  if (model === 'none') {
     lines.push(
       '',
       'No model is configured: chats answer `model_not_configured`. Set OPENAI_API_KEY, ANTHROPIC_API_KEY',

@@ -2,8 +2,8 @@ import { SCOPE_RESOURCES } from '@agentry/contract';
 
 export { ALL_SCOPES, isScope, SCOPE_RESOURCES } from '@agentry/contract';
 
-/** Path segments that belong to another resource's scope: importing tools is editing agents. */
-const SCOPE_ALIASES: Record<string, string> = { tools: 'agents' };
+/** Path segments that belong to another resource's scope: importing tools is editing agents; the demo agent's contacts are the agents'. */
+const SCOPE_ALIASES: Record<string, string> = { tools: 'agents', demo: 'agents' };
 
 /**
  * The scope a request needs: its first path segment after `/v1/` and read for GET/HEAD, write

@@ -23,4 +23,5 @@ export * from './operations.ts';
 export * from './accounts.ts';
 export * from './webhooks.ts';
 export * from './tools.ts';
+export * from './demo.ts';
 export { apiSchemas, type Page, RoleSchema, RunStatusSchema } from './common.ts';
