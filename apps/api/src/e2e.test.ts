@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readApiConfig } from './config.ts';
+import { demoAgentConfig } from './embedded/demo-seed.ts';
 import { startPlatform } from './platform.ts';
 import {
   ADMIN_TOKEN,
@@ -190,10 +191,52 @@ describe.each(matrix)('end to end: %s mode, %s wire format', (mode, provider) =>
 });
 
 describe('without a model configured', () => {
-  it('answers model_not_configured and stores nothing', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agentry-nomodel-'));
+  it('the embedded mode answers with the demo model, whose tool call reaches the demo endpoint', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentry-demo-model-'));
     const platform = await startPlatform(
       readApiConfig({ PORT: '0', DATA_DIR: dataDir, PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' }, true),
+    );
+    try {
+      const h = { platform };
+      const key = await createTenant(h, 'Demo');
+      const config = demoAgentConfig(platform.url);
+      const agent = await call(h, 'POST', '/v1/agents', { key, body: { config } });
+      expect(agent.status, JSON.stringify(agent.json)).toBe(201);
+      const conv = await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agent.json.id } });
+      const res = await call(h, 'POST', `/v1/conversations/${conv.json.id}/messages`, {
+        key,
+        body: { content: 'I want to schedule a demo, my email is john@example.com' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.json.status).toBe('completed');
+      expect(res.json.tool_calls).toMatchObject([
+        {
+          name: 'save_customer_information',
+          is_error: false,
+          output: { saved: true, contact: { email: 'john@example.com' } },
+        },
+      ]);
+      expect(res.json.reply).toContain('Done: I called save_customer_information');
+      expect(res.json.reply).toContain('built-in demo model');
+      expect(res.json.meta).toMatchObject({ demo_model: true, model: { provider: 'demo', name: 'agentry-demo' } });
+      const contacts = await call(h, 'GET', '/v1/demo/contacts', { key });
+      expect(contacts.json.data).toMatchObject([{ email: 'john@example.com', name: null }]);
+      // Another tenant's list stays empty.
+      const other = await createTenant(h, 'Other');
+      expect((await call(h, 'GET', '/v1/demo/contacts', { key: other })).json.data).toEqual([]);
+    } finally {
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('answers model_not_configured and stores nothing (demo model off)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentry-nomodel-'));
+    const platform = await startPlatform(
+      readApiConfig(
+        { PORT: '0', DATA_DIR: dataDir, PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', DEMO_MODEL: 'false' },
+        true,
+      ),
     );
     try {
       const h = { platform };

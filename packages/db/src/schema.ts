@@ -125,6 +125,9 @@ export interface RunStep {
   modelLatencyMs: number;
   usage: Usage;
   finishReason: string;
+  /** Who answered the step (`demo`: the built-in demo model). */
+  provider?: string;
+  model?: string;
   toolCalls: Array<{
     id: string;
     name: string;

@@ -5,5 +5,6 @@ export {
   type ProviderName,
   type ResolvedModel,
   resolveModel,
+  usesDemoModel,
 } from './model-settings.ts';
 export { modelSettingsFromEnv } from './model-settings-env.ts';

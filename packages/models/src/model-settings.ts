@@ -65,6 +65,17 @@ export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSe
   return { provider, name, apiKey: creds.apiKey ?? 'not-needed', ...(creds.baseURL ? { baseURL: creds.baseURL } : {}) };
 }
 
+/**
+ * Whether runs answer with the built-in demo model unless an agent or tenant brings its own key:
+ * the demo is on and the platform has no provider.
+ *
+ * @example
+ * usesDemoModel({ demo: true }); // true
+ */
+export function usesDemoModel(settings: ModelProviderSettings): boolean {
+  return settings.demo === true && !defaultProvider(settings);
+}
+
 function defaultProvider(settings: ModelProviderSettings): ProviderName | undefined {
   if (settings.openai?.apiKey || settings.openai?.baseURL) return 'openai';
   if (settings.anthropic?.apiKey || settings.anthropic?.baseURL) return 'anthropic';

@@ -78,7 +78,7 @@ export function agentOptions(ctx: ProcessorContext, inputs: LoopInputs): AgentRu
       writes.defer({ messages: [message] });
     },
     onStep: async (messages, step) => {
-      steps = [...steps, runTools.stepRecord(step)];
+      steps = [...steps, { ...runTools.stepRecord(step), provider: setup.provider, model: setup.model.modelId }];
       usage = addUsage(addUsage(usage, step.usage), runTools.takeSkillUsage());
       const rest = messages[0] === stored ? messages.slice(1) : messages;
       writes.defer({ messages: rest, update: { steps, usage } });

@@ -68,6 +68,15 @@ export function messageView(message: StoredMessage) {
   };
 }
 
+/** Which model answered the run's last model step (none for a flow's turn without a model). */
+function modelMeta(run: Run) {
+  const last = run.steps.findLast((step) => step.provider !== undefined);
+  return {
+    model: last?.provider ? { provider: last.provider, name: last.model ?? '' } : null,
+    demo_model: last?.provider === 'demo',
+  };
+}
+
 /** A run with its reply, the tool calls it made (with results) and meta, as seed 002 describes. */
 export function runView(run: Run, messages: StoredMessage[]) {
   const produced = messages.filter((m) => m.role !== 'user');
@@ -104,6 +113,7 @@ export function runView(run: Run, messages: StoredMessage[]) {
       tool_call_count: run.toolCallCount,
       steps: run.steps.length,
       latency_ms: latencyMs,
+      ...modelMeta(run),
     },
     steps: run.steps,
     error: run.error ?? null,

@@ -30,7 +30,7 @@ import { createPasswordResetThrottle, type PasswordResetThrottleOptions } from '
 import { loadSession } from '../http/session-auth.ts';
 import { dashboardLink, emailConfirmationMail, passwordResetMail } from '../mail/account-mails.ts';
 import type { AccountMail } from '../mail/mailer.ts';
-import { openSession, sessionView } from './auth.ts';
+import { openSession, platformFlags, sessionView } from './auth.ts';
 
 export interface AccountEmailRouteOptions {
   /** Overrides of the reset request limits (tests). */
@@ -165,7 +165,7 @@ export function accountEmailRoutes(deps: ApiDeps, options: AccountEmailRouteOpti
       if (result.status === 'gone') throw errors.notFound('password_reset');
       await auditUser(deps.db, result.user, 'user.password_reset');
       const session = await openSession(deps.db, c, result.user);
-      return c.json(await sessionView(deps.db, result.user, session.csrfToken, deps.mail !== undefined));
+      return c.json(await sessionView(deps.db, result.user, session.csrfToken, platformFlags(deps)));
     },
   );
 

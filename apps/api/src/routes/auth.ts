@@ -11,6 +11,7 @@ import {
   type User,
 } from '@agentry/db';
 import { type AppError, errors } from '@agentry/errors';
+import { usesDemoModel } from '@agentry/models';
 import { type Context, Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { readJson } from '../http/body.ts';
@@ -40,12 +41,23 @@ function invitationNotFound(): AppError {
  * The public shape of a session: who is signed in, the tenants they may pick, and the CSRF token
  * the page repeats in `X-CSRF-Token` on unsafe requests. Never the cookie token or a password.
  */
-export async function sessionView(db: Db, user: User, csrfToken: string, mailEnabled: boolean) {
+/** What the dashboard shows about the platform itself: whether mail goes out, whether the demo model answers. */
+export function platformFlags(deps: Pick<ApiDeps, 'mail' | 'models'>): { mailEnabled: boolean; demoModel: boolean } {
+  return { mailEnabled: deps.mail !== undefined, demoModel: usesDemoModel(deps.models) };
+}
+
+export async function sessionView(
+  db: Db,
+  user: User,
+  csrfToken: string,
+  { mailEnabled, demoModel }: { mailEnabled: boolean; demoModel: boolean },
+) {
   const memberships = await listUserMemberships(db, user.id);
   return {
     object: 'session',
     user: { id: user.id, email: user.email, name: user.name, email_verified: user.emailVerifiedAt !== null },
     mail_enabled: mailEnabled,
+    demo_model: demoModel,
     memberships: memberships.map((m) => ({ tenant_id: m.tenantId, tenant_name: m.tenantName, role: m.role })),
     csrf_token: csrfToken,
   };
@@ -120,7 +132,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
       if (!user || !ok) throw invalidCredentials();
       await throttle.succeeded(body.email, ip);
       const session = await openSession(deps.db, c, user);
-      const view = await sessionView(deps.db, user, session.csrfToken, deps.mail !== undefined);
+      const view = await sessionView(deps.db, user, session.csrfToken, platformFlags(deps));
       for (const m of view.memberships) {
         await recordAuditEvent(deps.db, {
           tenantId: m.tenant_id,
@@ -147,7 +159,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
     async (c) => {
       const found = await loadSession(deps.db, c);
       if (!found) throw errors.unauthorized('Not signed in, or the session has expired');
-      return c.json(await sessionView(deps.db, found.user, found.session.csrfToken, deps.mail !== undefined));
+      return c.json(await sessionView(deps.db, found.user, found.session.csrfToken, platformFlags(deps)));
     },
   );
 
@@ -249,7 +261,7 @@ export function authRoutes(deps: ApiDeps, options: AuthRouteOptions = {}) {
         details: { role: invitation.role, invitation_id: invitation.id, new_account: result.created },
       });
       const session = await openSession(deps.db, c, user);
-      return c.json(await sessionView(deps.db, user, session.csrfToken, deps.mail !== undefined));
+      return c.json(await sessionView(deps.db, user, session.csrfToken, platformFlags(deps)));
     },
   );
   return app;

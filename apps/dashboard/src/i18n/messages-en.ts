@@ -356,6 +356,9 @@ export const en = {
   'members.invitationSent': 'Invitation sent to {email}.',
   'members.linkUnverified':
     'This server sends no mail: an account made through this link stays unverified until its owner confirms the address.',
+  'demoContacts.summary': "Demo endpoint: {count} contact(s) saved by the demo agent's tool",
+  'demoModel.notice':
+    "Demo model: no AI model is configured, so chats are answered by Agentry's built-in demo model. It calls a tool when a message holds an email address and says in every answer that it is the demo. Set OPENAI_API_KEY or ANTHROPIC_API_KEY for the server, or add a model provider in the settings.",
   'verify.notice': 'Your email address {email} is not confirmed yet.',
   'verify.send': 'Send me a confirmation link',
   'verify.sent': 'A confirmation link is on its way to {email}.',

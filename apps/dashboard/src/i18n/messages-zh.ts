@@ -352,6 +352,9 @@ export const zh: Record<MessageKey, string> = {
   'confirm.continue': '进入控制台',
   'members.invitationSent': '已向 {email} 发送邀请。',
   'members.linkUnverified': '此服务器不发送邮件：通过此链接创建的账号在其主人确认邮箱前保持未验证状态。',
+  'demoContacts.summary': '演示接口：演示智能体的工具已保存 {count} 个联系人',
+  'demoModel.notice':
+    '演示模型：尚未配置 AI 模型，对话由 Agentry 内置的演示模型回答。消息中含有电子邮件地址时它会调用工具，并在每条回答中说明自己是演示模型。请为服务器设置 OPENAI_API_KEY 或 ANTHROPIC_API_KEY，或在设置中添加模型提供商。',
   'verify.notice': '你的邮箱 {email} 尚未验证。',
   'verify.send': '发送验证链接',
   'verify.sent': '验证链接已发送到 {email}。',

@@ -12,6 +12,8 @@ import { EditorPage } from '../pages/editor/editor-page.tsx';
 import type { Route } from '../router/routes.ts';
 import { routeHref } from '../router/routes.ts';
 import { useRoute } from '../router/use-route.ts';
+import { DemoContactsPanel } from './demo-contacts-panel.tsx';
+import { DemoModelNotice } from './demo-model-notice.tsx';
 import { LanguageSwitch } from './language-switch.tsx';
 import { TenantSwitch } from './tenant-switch.tsx';
 import { VerifyEmailNotice } from './verify-email-notice.tsx';
@@ -100,6 +102,8 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <DemoModelNotice />
+        <DemoContactsPanel />
         <VerifyEmailNotice />
         {auth.status === 'user' && !auth.tenant ? (
           <p className="empty" id="no-tenant">

@@ -24,6 +24,9 @@ export const SessionSchema = component(
       .describe(
         'Whether this server sends mail (confirmation and reset links); without it, no address can be confirmed',
       ),
+    demo_model: z
+      .boolean()
+      .describe('Whether chats answer with the built-in demo model (no AI: the platform has no model configured)'),
     memberships: z
       .array(z.object({ tenant_id: id, tenant_name: z.string(), role: RoleSchema }))
       .describe('The active tenants the user may act in (send one as `X-Agentry-Tenant`)'),

@@ -18,3 +18,4 @@ export const DemoContactListSchema = component('DemoContactList', list(DemoConta
 
 export type DemoContactBody = z.infer<typeof DemoContactBodySchema>;
 export type DemoContact = z.infer<typeof DemoContactSchema>;
+export type DemoContactList = z.infer<typeof DemoContactListSchema>;

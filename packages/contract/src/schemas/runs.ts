@@ -15,6 +15,8 @@ export const RunStepSchema = z
       cacheWriteTokens: z.int().optional(),
     }),
     finishReason: z.string(),
+    provider: z.string().optional().describe('Who answered this step: openai, anthropic, openai_compatible or demo'),
+    model: z.string().optional().describe('The model that answered this step'),
     toolCalls: z.array(
       z.looseObject({
         id: z.string(),
@@ -58,6 +60,13 @@ export const RunSchema = component(
       tool_call_count: z.int(),
       steps: z.int(),
       latency_ms: z.number().nullable(),
+      model: z
+        .object({ provider: z.string(), name: z.string() })
+        .nullable()
+        .describe('The model of the last model step (null: no model was asked, e.g. a flow turn)'),
+      demo_model: z
+        .boolean()
+        .describe("true when the answer came from the embedded mode's built-in demo model, not an AI"),
     }),
     steps: z.array(RunStepSchema).describe('Per-step trace; empty for publishable keys'),
     error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
