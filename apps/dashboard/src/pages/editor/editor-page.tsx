@@ -52,7 +52,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState('');
   const validation = useValidation(config);
-  const { visibility, markEdited, markLeft, showAll } = useSeenFields();
+  const { visibility, markEdited, showAll } = useSeenFields();
   const allIssues = validation.status === 'invalid' ? validation.issues : [];
   const issues = useMemo(
     () => visibleIssues(allIssues, visibility).map((issue) => plainIssue(issue, config, t)),
@@ -322,7 +322,7 @@ function useSeenFields() {
     document.addEventListener('focusout', onFocusOut);
     return () => document.removeEventListener('focusout', onFocusOut);
   }, [markLeft]);
-  return { visibility, markEdited, markLeft, showAll };
+  return { visibility, markEdited, showAll };
 }
 
 function ValidationBadge({ state, count, hidden }: { state: string; count: number; hidden: number }) {
