@@ -2,7 +2,7 @@ import type { FieldIssue } from '@agentry/contract';
 import { describe, expect, it } from 'vitest';
 import { translate } from '../i18n/translate.ts';
 import { fieldId } from './field-pointer.ts';
-import { fieldLabel, plainIssue, visibleIssues } from './plain-issues.ts';
+import { fieldLabel, isStructuralEdit, plainIssue, visibleIssues } from './plain-issues.ts';
 
 const en = (key: Parameters<typeof translate>[1], vars?: Record<string, string | number>) => translate('en', key, vars);
 const zh = (key: Parameters<typeof translate>[1], vars?: Record<string, string | number>) => translate('zh', key, vars);
@@ -55,11 +55,15 @@ describe('visibleIssues', () => {
 
   it('shows the issues of an edited field, and of rows in an edited section', () => {
     const seen = { ...none, edited: new Set(['/basic_settings/name', '/tools/0/endpoint/body']) };
-    expect(visibleIssues(issues, seen).map((i) => i.path)).toEqual(['/basic_settings/name', '/tools/0/endpoint/body/x']);
+    expect(visibleIssues(issues, seen).map((i) => i.path)).toEqual([
+      '/basic_settings/name',
+      '/tools/0/endpoint/body/x',
+    ]);
   });
 
-  it('does not show the fields of a new item when the list was edited (a tool added)', () => {
-    expect(visibleIssues(issues, { ...none, edited: new Set(['/tools']) })).toEqual([]);
+  it('does not count adding a list item (a tool) as touching its fields', () => {
+    expect(isStructuralEdit(['tools', 0])).toBe(true);
+    expect(isStructuralEdit(['tools', 0, 'description'])).toBe(false);
   });
 
   it('shows the issues of a field the user left, and all of them after a save attempt', () => {

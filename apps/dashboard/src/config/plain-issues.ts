@@ -88,7 +88,10 @@ export function plainIssue(issue: FieldIssue, config: unknown, t: Translate): Fi
 export interface IssueVisibility {
   /** A save was tried (or the JSON was edited by hand): every issue shows. */
   all: boolean;
-  /** Pointers of values the user edited. */
+  /**
+   * Pointers of values the user edited: a field, or a section whose rows they edited (a body row
+   * edits the body). Adding an item to a list is not editing its fields (see {@link isStructuralEdit}).
+   */
   edited: ReadonlySet<string>;
   /** DOM ids of fields the user left (focus moved away). */
   left: ReadonlySet<string>;
@@ -105,11 +108,16 @@ export function visibleIssues(issues: FieldIssue[], seen: IssueVisibility): Fiel
     const field = fieldPointer(issue.path);
     const id = fieldId(field);
     for (const left of seen.left) if (left === id || left.startsWith(`${id}-`)) return true;
-    for (const edited of seen.edited) {
-      if (isUnder(edited, field) || fieldPointer(edited) === field) return true;
-      // Editing a keyed section or a list touches its rows, not the fields inside a new item.
-      if (isUnder(field, edited) && parsePointer(field).length === parsePointer(edited).length + 1) return true;
-    }
+    for (const edited of seen.edited)
+      if (isUnder(edited, field) || fieldPointer(edited) === field || isUnder(field, edited)) return true;
     return false;
   });
+}
+
+/**
+ * An edit that adds, moves or removes a list item (its path ends at an index) rather than changing
+ * a value the user typed: it touches no field, so a new tool's empty fields do not show errors yet.
+ */
+export function isStructuralEdit(path: ReadonlyArray<string | number>): boolean {
+  return typeof path[path.length - 1] === 'number';
 }

@@ -8,7 +8,13 @@ import { blankConfig } from '../../config/agent-config.ts';
 import { setIn } from '../../config/config-edit.ts';
 import { issuesByField, isUnder } from '../../config/field-pointer.ts';
 import { toPointer } from '../../config/json-pointer.ts';
-import { type IssueVisibility, plainIssue, type Translate, visibleIssues } from '../../config/plain-issues.ts';
+import {
+  type IssueVisibility,
+  isStructuralEdit,
+  plainIssue,
+  type Translate,
+  visibleIssues,
+} from '../../config/plain-issues.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { EditorTab } from '../../router/routes.ts';
 import { navigate, setLeaveGuard } from '../../router/use-route.ts';
@@ -86,7 +92,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
 
   const edit = useCallback<Edit>(
     (path, value) => {
-      markEdited(toPointer([...path]));
+      if (!isStructuralEdit(path)) markEdited(toPointer([...path]));
       setConfig((c) => setIn(c, path, value));
     },
     [markEdited],
