@@ -1,4 +1,4 @@
-import type { AgentConfigDocument } from '@agentry/contract';
+import { type AgentConfigDocument, ProblemError } from '@agentry/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
@@ -128,7 +128,9 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
         setRefreshKey((k) => k + 1);
         return result;
       } catch (e) {
-        setError(e);
+        // A config the loader refused is already listed, field by field, in plain words (every
+        // issue shows after a save attempt): a banner repeating "2 problems" would only alarm.
+        if (!(e instanceof ProblemError && e.problem.errors?.length)) setError(e);
         throw e;
       } finally {
         setSaving(false);

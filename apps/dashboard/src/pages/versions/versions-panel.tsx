@@ -108,6 +108,7 @@ export function VersionsPanel({ agentId, refreshKey, dirty, onPublished, onLoad 
                         }
                         question={makeLiveQuestion(t, v.version, published, dirty)}
                         confirmLabel={t('versions.makeLiveYes')}
+                        tone="normal"
                         disabled={busy !== undefined}
                         onConfirm={() => publish(v.version)}
                       />
