@@ -31,18 +31,26 @@ function onHashChange(): void {
   notify();
 }
 
-function subscribe(onChange: () => void): () => void {
+/**
+ * Calls `onChange` after every screen change the leave guard allowed (what `useRoute` listens to).
+ * Returns the unsubscriber.
+ */
+export function subscribeToRoute(onChange: () => void): () => void {
   if (!listening) {
+    // A change before the first screen subscribed (a sign-in redirect) was not seen by the listener.
+    committed = window.location.hash;
     window.addEventListener('hashchange', onHashChange);
     listening = true;
   }
   listeners.add(onChange);
-  return () => listeners.delete(onChange);
+  return () => {
+    listeners.delete(onChange);
+  };
 }
 
 /** The current screen; re-renders on hash changes (back/forward included) the leave guard allows. */
 export function useRoute(): Route {
-  const hash = useSyncExternalStore(subscribe, () => committed);
+  const hash = useSyncExternalStore(subscribeToRoute, () => committed);
   return parseRoute(hash);
 }
 
