@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addAgentVersion,
@@ -8,6 +10,8 @@ import {
   getAgentWithVersion,
   listAgentVersions,
   publishAgentVersion,
+  recordAuditEvent,
+  withSystemScope,
 } from '../index.ts';
 import { expiredWaitingRuns } from './waiting-runs.ts';
 
@@ -71,5 +75,39 @@ describe.each(testDatabaseKinds())('agent versions on %s', (kind) => {
     );
     expect(after.find((v) => v.version === 3)?.publishedAt).toBeNull();
     expect(await publishAgentVersion(db, tenantId, agent.id, 9)).toBeUndefined();
+  });
+
+  it('0018 backfills published_at: the live version, and versions the audit log shows going live or replaced', async () => {
+    const { db } = database;
+    const { agent } = await createAgent(db, { tenantId, name: 'B', config, contentHash: 'b1', publish: true });
+    for (const hash of ['b2', 'b3', 'b4'])
+      await addAgentVersion(db, agent.id, { tenantId, name: 'B', config, contentHash: hash, publish: false });
+    await publishAgentVersion(db, tenantId, agent.id, 3);
+    // Before 0018 only the audit log knew: v1 was replaced by v3, which is live.
+    await recordAuditEvent(db, {
+      tenantId,
+      actor: { type: 'api_key' },
+      action: 'agent.version_published',
+      target: { type: 'agent', id: agent.id },
+      details: { version: 3, previous_version: 1 },
+    });
+    const backfill = readFileSync(
+      new URL('../../../../migrations/0018_agent_version_order_published.sql', import.meta.url),
+      'utf8',
+    )
+      .split('--> statement-breakpoint')
+      .filter((statement) => statement.includes('UPDATE'));
+    expect(backfill).toHaveLength(2);
+    await withSystemScope(db, 'test: 0018 backfill', async (tx) => {
+      await tx.execute(sql`update agent_versions set published_at = null where agent_id = ${agent.id}`);
+      for (const statement of backfill) await tx.execute(sql.raw(statement));
+    });
+    const versions = await listAgentVersions(db, tenantId, agent.id);
+    expect(versions.map((v) => [v.version, v.publishedAt !== null])).toEqual([
+      [4, false],
+      [3, true],
+      [2, false],
+      [1, true],
+    ]);
   });
 });
