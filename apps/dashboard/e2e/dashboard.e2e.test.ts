@@ -314,9 +314,12 @@ async function main(): Promise<void> {
     await shot(page, 'versions-diff');
   });
 
-  await step('roll back to version 1 in one click', async () => {
+  await step('roll back to version 1, confirming which version goes live', async () => {
     await page.click('#publish-v1');
+    await page.locator('.confirm-question', { hasText: 'Make version 1 live?' }).waitFor();
+    await page.click('#publish-v1-confirm');
     await page.locator('#versions-table tr[data-version="1"] .badge-ok').waitFor();
+    await page.locator('#editor-notice', { hasText: 'The editor now shows version 1' }).waitFor();
     const agents = await fetch(`${platform.url}/v1/agents`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
       r.json(),
     );

@@ -15,7 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { jsonb } from './storable-jsonb.ts';
+import { jsonb, orderedJson } from './storable-jsonb.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -88,9 +88,15 @@ export const agentVersions = pgTable(
       .notNull()
       .references(() => agents.id, { onDelete: 'cascade' }),
     version: integer('version').notNull(),
-    config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+    /**
+     * `json`, not `jsonb`: kept as uploaded, so parameters, headers and body fields come back in the
+     * order the tenant entered them (jsonb sorts object keys). The content hash does not depend on it.
+     */
+    config: orderedJson('config').$type<Record<string, unknown>>().notNull(),
     contentHash: text('content_hash').notNull(),
     createdAt: createdAt(),
+    /** When the version last went live (publish or roll back); null if it never did. */
+    publishedAt: timestamp('published_at', { withTimezone: true, mode: 'date' }),
     /** MCP tools discovered when the version was created (`@agentry/mcp` DiscoveredTools); runs offer only these. */
     discoveredTools: jsonb('discovered_tools').$type<Record<string, unknown>>(),
   },

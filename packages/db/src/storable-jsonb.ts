@@ -52,3 +52,27 @@ export const jsonb = customType<{ data: unknown; driverData: string }>({
     }
   },
 });
+
+/**
+ * Like {@link jsonb} but a `json` column: Postgres keeps the text as written, so objects come back
+ * with their keys in the order they were stored (a `jsonb` value comes back sorted by key length,
+ * then bytes). For documents a person wrote whose order means something, such as an agent config's
+ * parameters and headers. NUL characters and lone surrogates are replaced as in {@link jsonb}, so
+ * that `->` and `->>` on the value behave the same as on the `jsonb` it replaces.
+ *
+ * @example
+ * const agentVersions = pgTable('agent_versions', { config: orderedJson('config').notNull() });
+ */
+export const orderedJson = customType<{ data: unknown; driverData: string }>({
+  dataType: () => 'json',
+  toDriver: (value) => withoutLoneSurrogates(withoutNul(JSON.stringify(value))),
+  // postgres-js and PGlite parse json themselves (JSON.parse keeps the stored key order).
+  fromDriver: (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  },
+});

@@ -21,6 +21,7 @@ export function versionView(version: Omit<AgentVersion, 'config'>, agent: Agent)
     version: version.version,
     content_hash: version.contentHash,
     published: agent.publishedVersion === version.version,
+    published_at: version.publishedAt?.toISOString() ?? null,
     created_at: version.createdAt.toISOString(),
   };
 }

@@ -37,7 +37,8 @@ export const agentsApi = {
   diff: (id: string, a: number, b: number) =>
     apiFetch<AgentDiff>('GET', `/v1/agents/${enc(id)}/versions/${a}/diff/${b}`),
   publish: (id: string, n: number) => apiFetch<Agent>('POST', `/v1/agents/${enc(id)}/versions/${n}/publish`),
-  prompt: (id: string) => apiFetch<AgentPrompt>('GET', `/v1/agents/${enc(id)}/prompt`),
+  prompt: (id: string, version?: number) =>
+    apiFetch<AgentPrompt>('GET', `/v1/agents/${enc(id)}/prompt${version ? `?version=${version}` : ''}`),
   validate: (config: unknown, signal?: AbortSignal) =>
     apiFetch<AgentSummary>('POST', '/v1/agents/validate', { config } satisfies ValidateConfigBody, signal),
   testTrigger: (patterns: string[], text: string) =>

@@ -9,13 +9,16 @@ interface ConfirmButtonProps {
   confirmLabel: string;
   onConfirm: () => Promise<void> | void;
   disabled?: boolean;
+  /** `danger` (default) for what destroys; `normal` for a weighty but undoable step (publishing). */
+  tone?: 'danger' | 'normal';
 }
 
 /**
  * A destructive action in two steps without a modal: the button turns into "question? Yes / Cancel",
  * focus moves to Cancel (the safe choice), Escape cancels.
  */
-export function ConfirmButton({ id, label, question, confirmLabel, onConfirm, disabled }: ConfirmButtonProps) {
+export function ConfirmButton(props: ConfirmButtonProps) {
+  const { id, label, question, confirmLabel, onConfirm, disabled, tone = 'danger' } = props;
   const { t } = useI18n();
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -32,7 +35,7 @@ export function ConfirmButton({ id, label, question, confirmLabel, onConfirm, di
       <button
         ref={openRef}
         type="button"
-        className="secondary small danger"
+        className={`secondary small${tone === 'danger' ? ' danger' : ''}`}
         {...(id ? { id } : {})}
         disabled={disabled}
         onClick={() => setAsking(true)}
@@ -50,7 +53,7 @@ export function ConfirmButton({ id, label, question, confirmLabel, onConfirm, di
       <legend className="confirm-question">{question}</legend>
       <button
         type="button"
-        className="small danger-solid"
+        className={`small${tone === 'danger' ? ' danger-solid' : ''}`}
         {...(id ? { id: `${id}-confirm` } : {})}
         disabled={busy}
         onClick={async () => {

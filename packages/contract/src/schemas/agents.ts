@@ -27,7 +27,10 @@ export const AgentVersionSchema = component(
     object: z.literal('agent_version'),
     version: z.int(),
     content_hash: z.string(),
-    published: z.boolean(),
+    published: z.boolean().describe('Whether this is the live version (the one new conversations use)'),
+    published_at: timestamp
+      .nullable()
+      .describe('When the version last went live (publish or roll back); null for a draft that never did'),
     created_at: timestamp,
   }),
 );

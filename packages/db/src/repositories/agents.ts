@@ -42,6 +42,7 @@ export async function createAgent(db: Db, input: NewVersionInput): Promise<{ age
         config: input.config,
         contentHash: input.contentHash,
         discoveredTools: input.discoveredTools ?? null,
+        publishedAt: input.publish ? sql`now()` : null,
       })
       .returning();
     return { agent: agent!, version: version! };
@@ -75,6 +76,7 @@ export async function addAgentVersion(
         config: input.config,
         contentHash: input.contentHash,
         discoveredTools: input.discoveredTools ?? null,
+        publishedAt: input.publish ? sql`now()` : null,
       })
       .returning();
     const [agent] = await tx
@@ -238,6 +240,7 @@ export async function listAgentVersions(
         version: agentVersions.version,
         contentHash: agentVersions.contentHash,
         createdAt: agentVersions.createdAt,
+        publishedAt: agentVersions.publishedAt,
         discoveredTools: agentVersions.discoveredTools,
       })
       .from(agentVersions)
@@ -246,7 +249,10 @@ export async function listAgentVersions(
   );
 }
 
-/** Makes an existing version the published one (publish or roll back); undefined if it does not exist. */
+/**
+ * Makes an existing version the published one (publish or roll back) and stamps its `publishedAt`,
+ * so the version history can tell once-live versions from drafts; undefined if it does not exist.
+ */
 export async function publishAgentVersion(
   db: Db,
   tenantId: string,
@@ -255,15 +261,16 @@ export async function publishAgentVersion(
 ): Promise<Agent | undefined> {
   return withTenantScope(db, tenantId, async (tx) => {
     const [exists] = await tx
-      .select({ version: agentVersions.version })
-      .from(agentVersions)
+      .update(agentVersions)
+      .set({ publishedAt: sql`now()` })
       .where(
         and(
           eq(agentVersions.agentId, agentId),
           eq(agentVersions.tenantId, tenantId),
           eq(agentVersions.version, version),
         ),
-      );
+      )
+      .returning({ version: agentVersions.version });
     if (!exists) return undefined;
     const [agent] = await tx
       .update(agents)

@@ -26,7 +26,7 @@ export async function expiredWaitingRuns(
   limit = 100,
 ): Promise<ExpiredWaitingRun[]> {
   const configured = sql`${agentVersions.config} -> 'limits' -> 'waiting_timeout'`;
-  const timeout = sql<number>`coalesce(case when jsonb_typeof(${configured}) = 'number' then (${configured})::text::double precision end, ${defaultTimeoutSeconds}::double precision)`;
+  const timeout = sql<number>`coalesce(case when json_typeof(${configured}) = 'number' then (${configured})::text::double precision end, ${defaultTimeoutSeconds}::double precision)`;
   const rows = await withSystemScope(db, 'waiting-run expiry', (tx) =>
     tx
       .select({ run: runs, waitingTimeoutSeconds: timeout.mapWith(Number) })

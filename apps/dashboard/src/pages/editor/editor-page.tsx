@@ -1,4 +1,4 @@
-import type { AgentConfigDocument } from '@agentry/contract';
+import { type AgentConfigDocument, ProblemError } from '@agentry/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
@@ -7,10 +7,17 @@ import { Tabs } from '../../components/tabs.tsx';
 import { blankConfig } from '../../config/agent-config.ts';
 import { setIn } from '../../config/config-edit.ts';
 import { issuesByField, isUnder } from '../../config/field-pointer.ts';
+import { toPointer } from '../../config/json-pointer.ts';
+import {
+  type IssueVisibility,
+  isStructuralEdit,
+  plainIssue,
+  type Translate,
+  visibleIssues,
+} from '../../config/plain-issues.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import type { EditorTab } from '../../router/routes.ts';
-import { routeHref } from '../../router/routes.ts';
-import { navigate } from '../../router/use-route.ts';
+import { navigate, setLeaveGuard } from '../../router/use-route.ts';
 import { PlaygroundPanel } from '../playground/playground-panel.tsx';
 import { VersionsPanel } from '../versions/versions-panel.tsx';
 import { ActionBooksForm } from './action-books-form.tsx';
@@ -37,7 +44,12 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
   const [config, setConfig] = useState<AgentConfigDocument>(() =>
     routeAgentId ? blankConfig() : (takePendingDraft() ?? blankConfig()),
   );
+  // What "unchanged" means before the first save: the blank form (a template or a dropped file
+  // is work the user would lose, so it counts as a change).
+  const [blankText] = useState(() => JSON.stringify(blankConfig()));
   const [saved, setSaved] = useState<Saved>();
+  /** The version chats use (null: none published), to say what the draft is based on. */
+  const [liveVersion, setLiveVersion] = useState<number | null>(null);
   const [agentId, setAgentId] = useState(routeAgentId);
   const [loading, setLoading] = useState(Boolean(routeAgentId));
   const [error, setError] = useState<unknown>();
@@ -46,10 +58,16 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState('');
   const validation = useValidation(config);
-  const issues = validation.status === 'invalid' ? validation.issues : [];
+  const { visibility, markEdited, showAll } = useSeenFields();
+  const allIssues = validation.status === 'invalid' ? validation.issues : [];
+  const issues = useMemo(
+    () => visibleIssues(allIssues, visibility).map((issue) => plainIssue(issue, config, t)),
+    [allIssues, visibility, config, t],
+  );
   const byField = useMemo(() => issuesByField(issues), [issues]);
   const text = useMemo(() => JSON.stringify(config), [config]);
-  const dirty = !saved || saved.text !== text;
+  const dirty = saved ? saved.text !== text : text !== blankText;
+  useLeaveGuard(dirty, t('editor.leaveConfirm'));
 
   // Opening another agent (or arriving from the list) loads its latest version into the draft.
   useEffect(() => {
@@ -60,6 +78,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
       const agent = await agentsApi.get(routeAgentId);
       const version = await agentsApi.version(routeAgentId, agent.latest_version);
       if (!live || !version.config) return;
+      setLiveVersion(agent.published_version);
       setAgentId(routeAgentId);
       setConfig(version.config);
       setSaved({ agentId: routeAgentId, version: version.version, text: JSON.stringify(version.config) });
@@ -71,10 +90,22 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
     };
   }, [routeAgentId, agentId, saved]);
 
-  const edit = useCallback<Edit>((path, value) => setConfig((c) => setIn(c, path, value)), []);
+  const edit = useCallback<Edit>(
+    (path, value) => {
+      if (!isStructuralEdit(path)) markEdited(toPointer([...path]));
+      setConfig((c) => setIn(c, path, value));
+    },
+    [markEdited],
+  );
+  const loadVersion = useCallback((loaded: AgentConfigDocument, version: number, id: string) => {
+    setConfig(loaded);
+    setSaved({ agentId: id, version, text: JSON.stringify(loaded) });
+  }, []);
 
   const save = useCallback(
     async (publish: boolean): Promise<Saved> => {
+      // Trying to save is asking what is left to fix: every issue shows from now on.
+      showAll();
       setSaving(true);
       setError(undefined);
       try {
@@ -85,23 +116,27 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
           result = { agentId: created.id, version: created.version.version, text: JSON.stringify(snapshot) };
           setAgentId(created.id);
           setSaved(result);
+          setLiveVersion(created.published_version);
           navigate({ name: 'agent', id: created.id, tab }, true);
         } else {
           const version = await agentsApi.addVersion(agentId, snapshot, publish);
           result = { agentId, version: version.version, text: JSON.stringify(snapshot) };
           setSaved(result);
+          if (version.published) setLiveVersion(version.version);
         }
         setNotice(t(publish ? 'editor.publishedNotice' : 'editor.savedNotice', { version: result.version }));
         setRefreshKey((k) => k + 1);
         return result;
       } catch (e) {
-        setError(e);
+        // A config the loader refused is already listed, field by field, in plain words (every
+        // issue shows after a save attempt): a banner repeating "2 problems" would only alarm.
+        if (!(e instanceof ProblemError && e.problem.errors?.length)) setError(e);
         throw e;
       } finally {
         setSaving(false);
       }
     },
-    [agentId, config, tab, t],
+    [agentId, config, tab, t, showAll],
   );
 
   // The playground reuses the saved version while the draft is unchanged, instead of piling up copies.
@@ -119,7 +154,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
   });
   const selectTab = (next: EditorTab) => {
     setTab(next);
-    if (agentId) window.history.replaceState(null, '', routeHref({ name: 'agent', id: agentId, tab: next }));
+    if (agentId) navigate({ name: 'agent', id: agentId, tab: next }, true);
   };
 
   const count = (...prefixes: string[]) => issues.filter((i) => prefixes.some((p) => isUnder(i.path, p))).length;
@@ -145,13 +180,17 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
         <header className="page-header">
           <div>
             <h1>{name}</h1>
-            <p className="muted">
-              {agentId ? (saved ? t('editor.basedOn', { version: saved.version }) : '') : t('editor.new')}
+            <p className="muted" id="editor-based-on">
+              {agentId ? (saved ? basedOn(t, saved.version, liveVersion) : '') : t('editor.new')}
               {dirty ? <span className="badge"> {t('editor.unsaved')}</span> : null}
             </p>
           </div>
           <div className="inline">
-            <ValidationBadge state={validation.status} count={issues.length} />
+            <ValidationBadge
+              state={validation.status}
+              count={issues.length}
+              hidden={allIssues.length - issues.length}
+            />
             <button
               type="button"
               className="secondary"
@@ -194,17 +233,39 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
             </div>
           ) : null}
           {tab === 'flows' ? <FlowsForm config={config} edit={edit} /> : null}
-          {tab === 'json' ? <JsonTab config={config} onChange={setConfig} /> : null}
-          {tab === 'prompt' && agentId ? <PromptTab agentId={agentId} refreshKey={refreshKey} /> : null}
+          {tab === 'json' ? (
+            <JsonTab
+              config={config}
+              onChange={(next) => {
+                // Hand-written JSON has no fields to touch one by one: its issues all show.
+                showAll();
+                setConfig(next);
+              }}
+            />
+          ) : null}
+          {tab === 'prompt' && agentId && saved ? (
+            <PromptTab agentId={agentId} version={saved.version} dirty={dirty} />
+          ) : null}
           {tab === 'playground' ? <PlaygroundPanel saveDraft={saveDraftForChat} draftKey={text} /> : null}
           {tab === 'versions' && agentId ? (
             <VersionsPanel
               agentId={agentId}
               refreshKey={refreshKey}
-              onPublished={() => setNotice(t('editor.publishChanged'))}
+              dirty={dirty}
+              onPublished={(version) => {
+                // The editor follows the live version, so "Save & publish" never silently
+                // re-publishes the newer draft it held before the roll back.
+                setLiveVersion(version);
+                agentsApi
+                  .version(agentId, version)
+                  .then((full) => {
+                    if (full.config) loadVersion(full.config, version, agentId);
+                    setNotice(t('editor.rolledBackNotice', { version }));
+                  })
+                  .catch(setError);
+              }}
               onLoad={(loaded, version) => {
-                setConfig(loaded);
-                setSaved({ agentId, version, text: JSON.stringify(loaded) });
+                loadVersion(loaded, version, agentId);
                 setNotice(t('editor.loadedNotice', { version }));
                 selectTab('settings');
               }}
@@ -216,8 +277,71 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
   );
 }
 
-function ValidationBadge({ state, count }: { state: string; count: number }) {
+/** What the draft is based on, and whether that is what chats use. */
+function basedOn(t: Translate, version: number, live: number | null): string {
+  if (live === null) return t('editor.basedOn', { version });
+  return live === version ? t('editor.basedOnLive', { version }) : t('editor.basedOnNotLive', { version, live });
+}
+
+/**
+ * While `dirty`, in-app navigation asks `question` first, and a reload or closing the tab makes the
+ * browser ask its own (it shows no custom text).
+ */
+function useLeaveGuard(dirty: boolean, question: string): void {
+  useEffect(() => {
+    if (!dirty) return;
+    const onBeforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      // Older Chromium asks only when returnValue is set.
+      event.returnValue = '';
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    const removeGuard = setLeaveGuard(() => window.confirm(question));
+    return () => {
+      window.removeEventListener('beforeunload', onBeforeUnload);
+      removeGuard();
+    };
+  }, [dirty, question]);
+}
+
+/** Which fields the user has edited or left, and whether a save was tried: what lets issues show. */
+function useSeenFields() {
+  const [visibility, setVisibility] = useState<IssueVisibility>(() => ({
+    all: false,
+    edited: new Set(),
+    left: new Set(),
+  }));
+  const markEdited = useCallback(
+    (pointer: string) =>
+      setVisibility((v) => (v.all || v.edited.has(pointer) ? v : { ...v, edited: new Set(v.edited).add(pointer) })),
+    [],
+  );
+  const markLeft = useCallback(
+    (id: string) =>
+      setVisibility((v) => (v.all || !id || v.left.has(id) ? v : { ...v, left: new Set(v.left).add(id) })),
+    [],
+  );
+  const showAll = useCallback(() => setVisibility((v) => (v.all ? v : { ...v, all: true })), []);
+  // Leaving a field (focus moves on) touches it, even unchanged: "required" shows once passed by.
+  useEffect(() => {
+    const onFocusOut = (event: FocusEvent) => {
+      if (event.target instanceof HTMLElement && event.target.closest('.editor')) markLeft(event.target.id);
+    };
+    document.addEventListener('focusout', onFocusOut);
+    return () => document.removeEventListener('focusout', onFocusOut);
+  }, [markLeft]);
+  return { visibility, markEdited, showAll };
+}
+
+function ValidationBadge({ state, count, hidden }: { state: string; count: number; hidden: number }) {
   const { t } = useI18n();
+  // Problems in fields not reached yet are not errors yet: the form is just not finished.
+  if (state === 'invalid' && count === 0 && hidden > 0)
+    return (
+      <span className="badge" id="validation-state">
+        {t('editor.incomplete')}
+      </span>
+    );
   if (state === 'valid')
     return (
       <span className="badge badge-ok" id="validation-state">

@@ -12,7 +12,7 @@ export function tabForPointer(pointer: string): EditorTab {
   return 'json';
 }
 
-/** All loader issues in one list; each jumps to its field. */
+/** The issues shown (see plain-issues.ts) in one list; each, in plain words, jumps to its field. */
 export function IssueSummary({
   issues,
   onJump,
@@ -30,10 +30,10 @@ export function IssueSummary({
           const field = fieldPointer(issue.path);
           return (
             <li key={`${issue.path}:${issue.code}:${issue.message}`}>
+              {/* The message names the field by its label (plain-issues.ts); the link goes there. */}
               <button type="button" className="link" onClick={() => onJump(tabForPointer(field), fieldId(field))}>
-                <code>{issue.path || '/'}</code>
-              </button>{' '}
-              {issue.message}
+                {issue.message}
+              </button>
               {issue.hint ? <span className="issue-hint"> {issue.hint}</span> : null}
             </li>
           );

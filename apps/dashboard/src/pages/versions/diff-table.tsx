@@ -1,4 +1,5 @@
 import type { ConfigChange } from '@agentry/contract/schemas';
+import { fieldLabel } from '../../config/plain-issues.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 
 function show(value: unknown): string {
@@ -22,7 +23,7 @@ export function DiffTable({ changes, a, b }: { changes: ConfigChange[]; a: numbe
         {changes.map((c) => (
           <tr key={`${c.op}:${c.path}`} className={`diff-${c.op}`}>
             <th scope="row">
-              <code>{c.path}</code>
+              <ChangedField path={c.path} />
               <span className="muted"> {t(`versions.op.${c.op}`)}</span>
             </th>
             <td className="diff-before">
@@ -35,5 +36,20 @@ export function DiffTable({ changes, a, b }: { changes: ConfigChange[]; a: numbe
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * The changed field by its form label where it has one, with the exact pointer under it (a label
+ * can name only the card, "Flow 1", where the change is deeper inside).
+ */
+function ChangedField({ path }: { path: string }) {
+  const { t } = useI18n();
+  const label = fieldLabel(path, undefined, t);
+  if (!label) return <code>{path}</code>;
+  return (
+    <>
+      {label} <code className="muted">{path}</code>
+    </>
   );
 }

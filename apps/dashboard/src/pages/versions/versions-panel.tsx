@@ -1,10 +1,12 @@
 import type { AgentConfigDocument } from '@agentry/contract';
-import type { ConfigChange } from '@agentry/contract/schemas';
+import type { AgentVersion, ConfigChange } from '@agentry/contract/schemas';
 import { useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
+import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { ListTable } from '../../components/list-table.tsx';
 import { Loaded } from '../../components/loaded.tsx';
 import { useLoad } from '../../components/use-load.ts';
+import type { Translate } from '../../config/plain-issues.ts';
 import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { DiffTable } from './diff-table.tsx';
@@ -13,12 +15,15 @@ interface VersionsPanelProps {
   agentId: string;
   /** Bumped by the editor after a save, so the list reloads. */
   refreshKey: number;
-  onPublished: () => void;
+  /** The editor holds changes a roll back would replace (the confirmation says so). */
+  dirty: boolean;
+  /** `version` went live; the editor reloads it (it is what chats now use). */
+  onPublished: (version: number) => void;
   onLoad: (config: AgentConfigDocument, version: number) => void;
 }
 
 /** History, publish / roll back in one click, and a side-by-side diff of any two versions. */
-export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: VersionsPanelProps) {
+export function VersionsPanel({ agentId, refreshKey, dirty, onPublished, onLoad }: VersionsPanelProps) {
   const { t, lang } = useI18n();
   // refreshKey is how the editor asks for a reload after a save.
   const loaded = useLoad(async () => [...(await agentsApi.versions(agentId))].sort((x, y) => y.version - x.version), {
@@ -56,7 +61,7 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
       setError(undefined);
       await agentsApi.publish(agentId, version);
       await loaded.reload();
-      onPublished();
+      onPublished(version);
     } catch (e) {
       setError(e);
     } finally {
@@ -64,6 +69,7 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
     }
   };
   const load = async (version: number) => {
+    if (dirty && !window.confirm(t('editor.replaceConfirm', { version }))) return;
     try {
       const full = await agentsApi.version(agentId, version);
       if (full.config) onLoad(full.config, version);
@@ -84,11 +90,7 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
               <tr key={v.version} data-version={v.version}>
                 <td>v{v.version}</td>
                 <td>
-                  {v.published ? (
-                    <span className="badge badge-ok">{t('versions.published')}</span>
-                  ) : (
-                    <span className="badge">{t('versions.draft')}</span>
-                  )}
+                  <VersionStatus version={v} />
                 </td>
                 <td>
                   <code title={v.content_hash}>{v.content_hash.slice(0, 12)}</code>
@@ -97,17 +99,19 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
                 <td>
                   <div className="inline">
                     {v.published ? null : (
-                      <button
-                        type="button"
-                        className="small"
+                      <ConfirmButton
                         id={`publish-v${v.version}`}
+                        label={
+                          published !== undefined && v.version < published
+                            ? t('versions.rollback')
+                            : t('versions.publish')
+                        }
+                        question={makeLiveQuestion(t, v.version, published, dirty)}
+                        confirmLabel={t('versions.makeLiveYes')}
+                        tone="normal"
                         disabled={busy !== undefined}
-                        onClick={() => publish(v.version)}
-                      >
-                        {published !== undefined && v.version < published
-                          ? t('versions.rollback')
-                          : t('versions.publish')}
-                      </button>
+                        onConfirm={() => publish(v.version)}
+                      />
                     )}
                     <button type="button" className="secondary small" onClick={() => load(v.version)}>
                       {t('versions.load')}
@@ -145,4 +149,19 @@ export function VersionsPanel({ agentId, refreshKey, onPublished, onLoad }: Vers
       ) : null}
     </div>
   );
+}
+
+/** "Make version 3 live? …", naming what it replaces and, with unsaved edits, that they go. */
+function makeLiveQuestion(t: Translate, version: number, live: number | undefined, dirty: boolean): string {
+  const question =
+    live === undefined ? t('versions.makeLiveFirst', { version }) : t('versions.makeLive', { version, live });
+  return dirty ? `${question} ${t('versions.makeLiveUnsaved', { version })}` : question;
+}
+
+/** Live, once live (published before, then replaced), or a draft that never went live. */
+function VersionStatus({ version }: { version: AgentVersion }) {
+  const { t } = useI18n();
+  if (version.published) return <span className="badge badge-ok">{t('versions.live')}</span>;
+  if (version.published_at) return <span className="badge badge-previous">{t('versions.previous')}</span>;
+  return <span className="badge">{t('versions.draft')}</span>;
 }
