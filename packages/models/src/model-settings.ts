@@ -10,8 +10,12 @@ export type ProviderName = 'openai' | 'anthropic' | 'openai_compatible' | 'demo'
 
 /** Platform-wide model credentials, read from the environment by each app and passed in. */
 export interface ModelProviderSettings {
-  openai?: { apiKey?: string; baseURL?: string };
-  anthropic?: { apiKey?: string; baseURL?: string };
+  openai?: ProviderCredentials;
+  anthropic?: ProviderCredentials;
+  /** A tenant's own OpenAI-compatible server (the operator's `OPENAI_BASE_URL` is `openai`). */
+  openai_compatible?: ProviderCredentials;
+  /** The provider an agent that names none runs on (a tenant's choice); else the first configured. */
+  defaultProvider?: ConfigurableProvider;
   /** Model used when an agent config names none. */
   defaultModels?: Partial<Record<ProviderName, string>>;
   maxRetries?: number;
@@ -20,6 +24,15 @@ export interface ModelProviderSettings {
    * first hour). Off as soon as any provider is configured.
    */
   demo?: boolean;
+}
+
+/** The providers a tenant or the operator configures (not `demo`). */
+export type ConfigurableProvider = Exclude<ProviderName, 'demo'>;
+
+/** A provider's key and base URL: either alone may be enough (a local server needs no key). */
+export interface ProviderCredentials {
+  apiKey?: string;
+  baseURL?: string;
 }
 
 /** What an agent asks for (from its config's `model` block). */
@@ -57,7 +70,7 @@ export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSe
   }
   const provider = choice.provider ?? defaultProvider(settings) ?? (choice.apiKey ? 'openai' : undefined);
   if (!provider) throw errors.modelNotConfigured();
-  const platform = provider === 'anthropic' ? settings.anthropic : settings.openai;
+  const platform = credentialsOf(settings, provider);
   const creds = choice.apiKey ? { ...platform, apiKey: choice.apiKey } : platform;
   // A base URL alone is enough for local OpenAI-compatible servers (Ollama, vLLM) that need no key.
   if (!creds?.apiKey && !creds?.baseURL) throw errors.modelNotConfigured(provider);
@@ -65,9 +78,22 @@ export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSe
   return { provider, name, apiKey: creds.apiKey ?? 'not-needed', ...(creds.baseURL ? { baseURL: creds.baseURL } : {}) };
 }
 
+/** `openai_compatible` falls back to the operator's OpenAI settings (`OPENAI_BASE_URL` serves both). */
+function credentialsOf(settings: ModelProviderSettings, provider: ProviderName): ProviderCredentials | undefined {
+  if (provider === 'anthropic') return settings.anthropic;
+  if (provider === 'openai_compatible') return settings.openai_compatible ?? settings.openai;
+  return settings.openai;
+}
+
+const isSet = (creds: ProviderCredentials | undefined) => Boolean(creds?.apiKey || creds?.baseURL);
+
 function defaultProvider(settings: ModelProviderSettings): ProviderName | undefined {
-  if (settings.openai?.apiKey || settings.openai?.baseURL) return 'openai';
-  if (settings.anthropic?.apiKey || settings.anthropic?.baseURL) return 'anthropic';
+  if (settings.defaultProvider && isSet(credentialsOf(settings, settings.defaultProvider))) {
+    return settings.defaultProvider;
+  }
+  if (isSet(settings.openai)) return 'openai';
+  if (isSet(settings.anthropic)) return 'anthropic';
+  if (isSet(settings.openai_compatible)) return 'openai_compatible';
   return undefined;
 }
 
