@@ -151,7 +151,8 @@ export function modelProviderRoutes(deps: ApiDeps) {
         ...(body.is_default !== undefined ? { is_default: body.is_default } : {}),
       },
     );
-    return c.json({ ...present(saved), created }, created ? 201 : 200);
+    const { models: _models, created_at: _c, updated_at: _u, ...shown } = present(saved);
+    return c.json({ ...shown, created }, created ? 201 : 200);
   });
 
   app.delete(

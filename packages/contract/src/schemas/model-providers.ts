@@ -27,7 +27,7 @@ export const ModelProviderSchema = component(
 export const ModelProviderListSchema = component('ModelProviderList', list(ModelProviderSchema));
 export const ModelProviderPutSchema = component(
   'ModelProviderPut',
-  ModelProviderSchema.extend({ created: z.boolean() }),
+  ModelProviderSchema.omit({ models: true, created_at: true, updated_at: true }).extend({ created: z.boolean() }),
 );
 export const ModelProviderTestSchema = component(
   'ModelProviderTest',
@@ -60,7 +60,7 @@ const baseUrl = z
 export const PutModelProviderBody = z.strictObject({
   api_key: z.string().min(1).max(MAX_SECRET_BYTES).nullable().optional(),
   base_url: baseUrl.nullable().optional(),
-  default_model: z.string().min(1).max(200).nullable().optional(),
+  default_model: z.string().trim().min(1).max(200).nullable().optional(),
   is_default: z.boolean().optional(),
 });
 export type PutModelProviderBody = z.input<typeof PutModelProviderBody>;
