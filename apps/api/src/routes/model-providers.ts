@@ -229,7 +229,14 @@ async function testConnection(
   try {
     return await call();
   } catch (error) {
-    if (isEgressError(error)) return { ok: false, code: error.code, message: error.message };
+    if (isEgressError(error)) {
+      // The guard's own words speak of tools; say it of the base URL.
+      const message =
+        error.code === 'egress_forbidden_address'
+          ? 'The base URL points at a private or internal address, which the platform does not allow (the operator can allowlist it)'
+          : `The base URL was refused: ${error.message}`;
+      return { ok: false, code: error.code, message };
+    }
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return {
       ok: false,
