@@ -33,6 +33,11 @@ export type ConfigurableProvider = Exclude<ProviderName, 'demo'>;
 export interface ProviderCredentials {
   apiKey?: string;
   baseURL?: string;
+  /**
+   * The base URL is a tenant's choice, not the operator's: calls to it must go through the
+   * platform's egress guard (`createModel`'s `fetch`), like the tenant's tools.
+   */
+  tenantChosen?: boolean;
 }
 
 /** What an agent asks for (from its config's `model` block). */
@@ -55,6 +60,8 @@ export interface ResolvedModel {
   name: string;
   apiKey: string;
   baseURL?: string;
+  /** The base URL is a tenant's: `createModel` must be given the egress-guarded `fetch`. */
+  guarded?: true;
 }
 
 /**
@@ -75,7 +82,13 @@ export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSe
   // A base URL alone is enough for local OpenAI-compatible servers (Ollama, vLLM) that need no key.
   if (!creds?.apiKey && !creds?.baseURL) throw errors.modelNotConfigured(provider);
   const name = choice.name ?? settings.defaultModels?.[provider] ?? FALLBACK_MODELS[provider];
-  return { provider, name, apiKey: creds.apiKey ?? 'not-needed', ...(creds.baseURL ? { baseURL: creds.baseURL } : {}) };
+  return {
+    provider,
+    name,
+    apiKey: creds.apiKey ?? 'not-needed',
+    ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
+    ...(creds.baseURL && creds.tenantChosen ? { guarded: true as const } : {}),
+  };
 }
 
 /** `openai_compatible` falls back to the operator's OpenAI settings (`OPENAI_BASE_URL` serves both). */
@@ -105,12 +118,22 @@ function defaultProvider(settings: ModelProviderSettings): ProviderName | undefi
 const builtModels = new LRUCache<string, LanguageModel>({ max: 256 });
 
 /**
- * The SDK-backed model for a resolved choice (built once per distinct choice and settings).
+ * The SDK-backed model for a resolved choice (built once per distinct choice and settings). A
+ * `guarded` choice (a tenant's base URL) is built with `options.fetch`, the egress-guarded fetch,
+ * and never shared: it throws without one, so a tenant's address is never called unguarded.
  *
  * @example
  * const model = createModel(resolveModel({ provider: 'openai', name: 'gpt-5.4-mini' }, settings), settings);
  */
-export function createModel(resolved: ResolvedModel, settings: ModelProviderSettings): LanguageModel {
+export function createModel(
+  resolved: ResolvedModel,
+  settings: ModelProviderSettings,
+  options: { fetch?: typeof fetch } = {},
+): LanguageModel {
+  if (resolved.guarded) {
+    if (!options.fetch) throw new Error('A tenant’s model base URL needs the egress-guarded fetch');
+    return buildModel(resolved, settings, options.fetch);
+  }
   const key = JSON.stringify([
     resolved.provider,
     resolved.name,
@@ -126,8 +149,9 @@ export function createModel(resolved: ResolvedModel, settings: ModelProviderSett
   return model;
 }
 
-function buildModel(resolved: ResolvedModel, settings: ModelProviderSettings): LanguageModel {
+function buildModel(resolved: ResolvedModel, settings: ModelProviderSettings, fetchImpl?: typeof fetch): LanguageModel {
   const common = {
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
     apiKey: resolved.apiKey,
     model: resolved.name,
     ...(resolved.baseURL ? { baseURL: resolved.baseURL } : {}),

@@ -46,6 +46,7 @@ describe('model precedence: agent config > tenant providers > operator environme
       name: 'llama',
       apiKey: 'not-needed',
       baseURL: 'http://llm.internal/v1',
+      guarded: true,
     });
   });
 

@@ -30,7 +30,10 @@ export function withTenantProviders(
   const merged: ModelProviderSettings = { ...platform, defaultModels: { ...platform.defaultModels }, demo: false };
   delete merged.defaultProvider;
   for (const p of providers) {
-    merged[p.provider] = { ...(p.apiKey ? { apiKey: p.apiKey } : {}), ...(p.baseURL ? { baseURL: p.baseURL } : {}) };
+    merged[p.provider] = {
+      ...(p.apiKey ? { apiKey: p.apiKey } : {}),
+      ...(p.baseURL ? { baseURL: p.baseURL, tenantChosen: true } : {}),
+    };
     if (p.defaultModel) merged.defaultModels![p.provider] = p.defaultModel;
     if (p.isDefault) merged.defaultProvider = p.provider;
   }

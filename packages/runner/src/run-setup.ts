@@ -10,7 +10,13 @@ import {
   type RunStartRows,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
-import { createHttpToolExecutor, type EgressPolicy, type HttpToolExecutorOptions } from '@agentry/http-tools';
+import {
+  createHttpToolExecutor,
+  type EgressPolicy,
+  egressModelFetch,
+  type HttpToolExecutorOptions,
+  strictEgressPolicy,
+} from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
 import { createModel, type ModelProviderSettings } from '@agentry/models';
 import {
@@ -111,7 +117,12 @@ export function setUpRun(
   const secrets = openSealedSecrets(secretBox, run.tenantId, agent.requiredSecrets, start.sealed);
   const tenantModels = tenantModelSettings(models, secretBox, run.tenantId, start.providers);
   const resolved = versionModel(agent, secrets, tenantModels);
-  const base = createModel(resolved, tenantModels);
+  // A tenant's own base URL is reached through the egress guard, as its tools are.
+  const base = createModel(
+    resolved,
+    tenantModels,
+    resolved.guarded ? { fetch: egressModelFetch(egress ?? strictEgressPolicy) } : {},
+  );
   const model = agent.toolProtocol === 'native' ? base : withToolProtocol(base, agent.toolProtocol);
   // The verified end user's values (`{{user.…}}`) go to the tools only: never the prompt or the transcript.
   const user = agent.endUser ? openEndUser(secretBox, run) : undefined;

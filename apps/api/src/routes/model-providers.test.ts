@@ -117,6 +117,26 @@ describe.each(modes)('tenant model providers (%s)', (mode) => {
     expect(refused.json.code).toBe('model_not_configured');
   });
 
+  it('sends a run to a tenant’s base URL only through the egress guard', async () => {
+    // 127.0.0.2 is loopback but not on the harness's allowlist (127.0.0.1): the guard refuses it
+    // before connecting, where an unguarded client would try (and fail to connect).
+    const port = new URL(h.llm.url).port;
+    await call(h, 'PUT', '/v1/model-providers/openai_compatible', {
+      key,
+      body: { api_key: KEY, base_url: `http://127.0.0.2:${port}/v1`, is_default: true },
+    });
+    const conv = await conversationOf(key);
+    const before = h.llm.requests.length;
+    const run = await call(h, 'POST', `/v1/conversations/${conv.json.id}/messages`, {
+      key,
+      body: { content: 'Hello' },
+    });
+    expect(run.json.status).toBe('failed');
+    expect(JSON.stringify(run.json.error)).toContain('egress_forbidden_address');
+    expect(h.llm.requests.length).toBe(before);
+    expect((await call(h, 'DELETE', '/v1/model-providers/openai_compatible', { key })).status).toBe(204);
+  });
+
   it('answers a failed connection test as data with a stable code', async () => {
     await call(h, 'PUT', '/v1/model-providers/openai', {
       key,
