@@ -28,6 +28,7 @@ import { healthRoutes } from './routes/health.ts';
 import { invitationRoutes } from './routes/invitations.ts';
 import { memberRoutes } from './routes/members.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { modelProviderRoutes } from './routes/model-providers.ts';
 import { OPENAI_PATHS, openAiErrorResponse } from './routes/openai-errors.ts';
 import { runRoutes } from './routes/runs.ts';
 import { secretRoutes } from './routes/secrets.ts';
@@ -139,6 +140,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/conversations', conversationRoutes(deps, runs));
   tenantScoped.route('/runs', runRoutes(deps));
   tenantScoped.route('/secrets', secretRoutes(deps));
+  tenantScoped.route('/model-providers', modelProviderRoutes(deps));
   tenantScoped.route('/usage', usageRoutes(deps));
   tenantScoped.route('/audit-events', auditRoutes(deps));
   tenantScoped.route('/api-keys', apiKeyRoutes(deps));

@@ -26,6 +26,11 @@ const NOT_404: Record<string, { statuses: number[]; why: string; undo: string }>
     why: 'secret names are per tenant: A sets its own secret of that name; B’s stays as it was (checked)',
     undo: 'DELETE',
   },
+  'PUT /v1/model-providers/{provider}': {
+    statuses: [201],
+    why: 'providers are per tenant: A adds its own provider of that kind; B’s stays as it was (checked)',
+    undo: 'DELETE',
+  },
 };
 
 interface Tenant {
@@ -42,6 +47,8 @@ interface Tenant {
   apiKeyId: string;
   invitationId: string;
   webhookDeliveryId: string;
+  /** The tenant's own model provider (Alpha and Bravo each configure a different kind). */
+  modelProvider: string;
 }
 
 interface Sent {
@@ -161,6 +168,14 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
     }
     expect(deliveries.data).toHaveLength(1);
     expect(deliveries.data[0].status).toBe('delivered');
+    // Not the default provider: the other runs keep to the operator's model.
+    const modelProvider = name === 'Alpha' ? 'anthropic' : 'openai_compatible';
+    await ok(
+      'PUT',
+      `/v1/model-providers/${modelProvider}`,
+      { key },
+      { api_key: `${name}-model-key`, base_url: h.llm.url },
+    );
     return {
       name,
       id: created.id,
@@ -175,6 +190,7 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       apiKeyId: extra.id,
       invitationId: invitation.id,
       webhookDeliveryId: deliveries.data[0].id,
+      modelProvider,
     };
   }
 
@@ -183,6 +199,7 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
     if (t === 'none') {
       if (resource === 'agent_version') return '999';
       if (resource === 'secret') return 'NO_SUCH_SECRET';
+      if (resource === 'model_provider') return 'openai'; // a kind neither tenant configured
       return randomUUID();
     }
     const ids: Record<string, string> = {
@@ -196,6 +213,7 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       member: t.session.userId,
       invitation: t.invitationId,
       webhook_delivery: t.webhookDeliveryId,
+      model_provider: t.modelProvider,
     };
     const id = ids[resource];
     if (!id) throw new Error(`No fixture for resource \`${resource}\`: add one to idOf() in cross-tenant.test.ts`);
@@ -336,6 +354,8 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
         'DELETE /v1/invitations/{id}',
         'POST /v1/conversations',
         'POST /v1/chat/completions',
+        'DELETE /v1/model-providers/{provider}',
+        'POST /v1/model-providers/{provider}/test',
       ]),
     );
   });

@@ -384,6 +384,11 @@ describe(`property-based fuzzing of every route in /openapi.json (${mode})`, () 
       await new Promise((resolve) => setTimeout(resolve, 100));
       deliveries = await call(h, 'GET', `/v1/webhook-deliveries?run_id=${run.json.id}`, { key });
     }
+    const provider = await call(h, 'PUT', '/v1/model-providers/openai_compatible', {
+      key,
+      body: { api_key: 'fuzz-model-key', base_url: h.llm.openaiBaseUrl },
+    });
+    expect(provider.status).toBe(201);
     const session = await owner.request('GET', '/v1/auth/session');
     Object.assign(ids, {
       agent: agent.json.id,
@@ -396,6 +401,7 @@ describe(`property-based fuzzing of every route in /openapi.json (${mode})`, () 
       member: session.json.user.id,
       invitation: invitation.json.id,
       webhook_delivery: deliveries.json.data[0]?.id ?? crypto.randomUUID(),
+      model_provider: 'openai_compatible',
     });
   }, 120_000);
   afterAll(() => h?.close());

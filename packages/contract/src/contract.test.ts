@@ -22,7 +22,9 @@ describe('scopes', () => {
     expect(ALL_SCOPES[0]).toBe('*');
     expect(ALL_SCOPES).toHaveLength(1 + 2 * SCOPE_RESOURCES.length);
     for (const r of SCOPE_RESOURCES) expect(ALL_SCOPES).toEqual(expect.arrayContaining([`${r}:read`, `${r}:write`]));
-    expect(SCOPE_RESOURCES).toEqual(expect.arrayContaining(['members', 'invitations', 'webhook-deliveries']));
+    expect(SCOPE_RESOURCES).toEqual(
+      expect.arrayContaining(['members', 'invitations', 'webhook-deliveries', 'model-providers']),
+    );
   });
 
   it('tell known scopes from unknown ones', () => {

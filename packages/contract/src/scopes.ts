@@ -9,6 +9,7 @@ export const SCOPE_RESOURCES = [
   'audit-events',
   'chat',
   'models',
+  'model-providers',
   'members',
   'invitations',
   'webhook-deliveries',

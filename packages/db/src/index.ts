@@ -17,6 +17,7 @@ export * from './repositories/idempotency.ts';
 export * from './repositories/invitations.ts';
 export * from './repositories/mcp-checks.ts';
 export * from './repositories/members.ts';
+export * from './repositories/model-providers.ts';
 export * from './repositories/run-attempts.ts';
 export * from './repositories/run-creation.ts';
 export { staleAttempt } from './repositories/run-fence.ts';

@@ -14,6 +14,7 @@ import {
   type Db,
   newId,
   openDatabase,
+  putModelProvider,
   putSecret,
   recordAuditEvent,
   runs,
@@ -81,6 +82,10 @@ async function seedTenant(db: Db, name: string) {
   await withTenantScope(db, tenantId, (tx) => tx.update(runs).set({ status: 'waiting' }).where(eq(runs.id, run.id)));
   await answerWaitingRun(db, run, [{ toolCallId: 'c1', name: 't', kind: 'approval', decision: 'approve' }]);
   await putSecret(db, tenantId, 'TOKEN', { keyId: 'k1', iv: 'iv', ciphertext: 'c', tag: 't' });
+  await putModelProvider(db, tenantId, 'openai', {
+    sealedKey: { keyId: 'k1', iv: 'iv', ciphertext: 'c', tag: 't' },
+    isDefault: true,
+  });
   await recordAuditEvent(db, {
     tenantId,
     actor: { type: 'platform' },
@@ -119,7 +124,7 @@ describe.each(testDatabaseKinds())('row-level security on %s', (kind) => {
       expect.arrayContaining(['tenants', 'api_keys', 'agents', 'agent_versions', 'conversations', 'runs', 'messages']),
     );
     expect(tables.map((t) => t.name)).toEqual(
-      expect.arrayContaining(['tool_calls', 'secrets', 'audit_events', 'idempotency_keys']),
+      expect.arrayContaining(['tool_calls', 'secrets', 'model_providers', 'audit_events', 'idempotency_keys']),
     );
     expect(tables.filter((t) => !(t.rls && t.forced && t.policy)).map((t) => t.name)).toEqual([]);
   });
@@ -157,7 +162,7 @@ describe.each(testDatabaseKinds())('row-level security on %s', (kind) => {
     for (const name of ['tenants', 'api_keys', 'agents', 'agent_versions', 'conversations', 'runs', 'messages']) {
       expect(seen[name], name).toBeGreaterThan(0);
     }
-    for (const name of ['tool_calls', 'secrets', 'audit_events', 'idempotency_keys']) {
+    for (const name of ['tool_calls', 'secrets', 'model_providers', 'audit_events', 'idempotency_keys']) {
       expect(seen[name], name).toBeGreaterThan(0);
     }
   });

@@ -268,6 +268,40 @@ export const secrets = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
 );
 
+/** A provider a tenant configures on its own (its settings page), instead of the operator's environment. */
+export type ModelProviderKind = 'openai' | 'anthropic' | 'openai_compatible';
+
+/**
+ * A tenant's own model provider: its API key sealed like a secret (AES-256-GCM, never returned),
+ * its base URL, the model its agents default to, whether it is the tenant's default provider, and
+ * the models its last connection test listed. One row per provider kind.
+ */
+export const modelProviders = pgTable(
+  'model_providers',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    provider: text('provider').$type<ModelProviderKind>().notNull(),
+    baseUrl: text('base_url'),
+    /** The sealed API key; all four null when the provider needs none (a local server). */
+    keyId: text('key_id'),
+    iv: text('iv'),
+    ciphertext: text('ciphertext'),
+    tag: text('tag'),
+    defaultModel: text('default_model'),
+    isDefault: boolean('is_default').notNull().default(false),
+    /** What the last successful connection test listed, offered by the agent editor. */
+    models: jsonb('models').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.provider] }),
+    uniqueIndex('model_providers_one_default_idx').on(t.tenantId).where(sql`${t.isDefault}`),
+  ],
+);
+
 /** Who made an audited change: a tenant API key, the platform operator, or a dashboard user. */
 export type AuditActorType = 'api_key' | 'platform' | 'user';
 
@@ -336,6 +370,7 @@ export const schema = {
   messages,
   toolCalls,
   secrets,
+  modelProviders,
   auditEvents,
 };
 

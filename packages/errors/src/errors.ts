@@ -42,8 +42,8 @@ export const errors = {
     new AppError({
       code: 'model_not_configured',
       message: provider
-        ? `The agent uses provider "${provider}" but no API key or base URL is configured for it`
-        : 'No model provider is configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL',
+        ? `The agent uses provider "${provider}" but no API key or base URL is configured for it (Settings → Model providers)`
+        : 'No model provider is configured: add one in Settings → Model providers (PUT /v1/model-providers/{provider}), or the operator sets OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL',
       category: 'system',
       retryable: false,
     }),

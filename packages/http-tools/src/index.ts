@@ -20,6 +20,7 @@ export {
   strictEgressPolicy,
   withAllowlist,
 } from './egress.ts';
+export { egressModelFetch } from './egress-model-fetch.ts';
 export { createHttpToolExecutor, type HttpToolExecutorOptions, type RequestInfo } from './http-tool-executor.ts';
 export {
   createMemoryToolResultCache,

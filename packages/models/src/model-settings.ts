@@ -10,8 +10,12 @@ export type ProviderName = 'openai' | 'anthropic' | 'openai_compatible' | 'demo'
 
 /** Platform-wide model credentials, read from the environment by each app and passed in. */
 export interface ModelProviderSettings {
-  openai?: { apiKey?: string; baseURL?: string };
-  anthropic?: { apiKey?: string; baseURL?: string };
+  openai?: ProviderCredentials;
+  anthropic?: ProviderCredentials;
+  /** A tenant's own OpenAI-compatible server (the operator's `OPENAI_BASE_URL` is `openai`). */
+  openai_compatible?: ProviderCredentials;
+  /** The provider an agent that names none runs on (a tenant's choice); else the first configured. */
+  defaultProvider?: ConfigurableProvider;
   /** Model used when an agent config names none. */
   defaultModels?: Partial<Record<ProviderName, string>>;
   maxRetries?: number;
@@ -20,6 +24,20 @@ export interface ModelProviderSettings {
    * first hour). Off as soon as any provider is configured.
    */
   demo?: boolean;
+}
+
+/** The providers a tenant or the operator configures (not `demo`). */
+export type ConfigurableProvider = Exclude<ProviderName, 'demo'>;
+
+/** A provider's key and base URL: either alone may be enough (a local server needs no key). */
+export interface ProviderCredentials {
+  apiKey?: string;
+  baseURL?: string;
+  /**
+   * The base URL is a tenant's choice, not the operator's: calls to it must go through the
+   * platform's egress guard (`createModel`'s `fetch`), like the tenant's tools.
+   */
+  tenantChosen?: boolean;
 }
 
 /** What an agent asks for (from its config's `model` block). */
@@ -42,6 +60,8 @@ export interface ResolvedModel {
   name: string;
   apiKey: string;
   baseURL?: string;
+  /** The base URL is a tenant's: `createModel` must be given the egress-guarded `fetch`. */
+  guarded?: true;
 }
 
 /**
@@ -57,12 +77,18 @@ export function resolveModel(choice: AgentModelChoice, settings: ModelProviderSe
   }
   const provider = choice.provider ?? defaultProvider(settings) ?? (choice.apiKey ? 'openai' : undefined);
   if (!provider) throw errors.modelNotConfigured();
-  const platform = provider === 'anthropic' ? settings.anthropic : settings.openai;
+  const platform = credentialsOf(settings, provider);
   const creds = choice.apiKey ? { ...platform, apiKey: choice.apiKey } : platform;
   // A base URL alone is enough for local OpenAI-compatible servers (Ollama, vLLM) that need no key.
   if (!creds?.apiKey && !creds?.baseURL) throw errors.modelNotConfigured(provider);
   const name = choice.name ?? settings.defaultModels?.[provider] ?? FALLBACK_MODELS[provider];
-  return { provider, name, apiKey: creds.apiKey ?? 'not-needed', ...(creds.baseURL ? { baseURL: creds.baseURL } : {}) };
+  return {
+    provider,
+    name,
+    apiKey: creds.apiKey ?? 'not-needed',
+    ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
+    ...(creds.baseURL && creds.tenantChosen ? { guarded: true as const } : {}),
+  };
 }
 
 /**
@@ -76,9 +102,22 @@ export function usesDemoModel(settings: ModelProviderSettings): boolean {
   return settings.demo === true && !defaultProvider(settings);
 }
 
+/** `openai_compatible` falls back to the operator's OpenAI settings (`OPENAI_BASE_URL` serves both). */
+function credentialsOf(settings: ModelProviderSettings, provider: ProviderName): ProviderCredentials | undefined {
+  if (provider === 'anthropic') return settings.anthropic;
+  if (provider === 'openai_compatible') return settings.openai_compatible ?? settings.openai;
+  return settings.openai;
+}
+
+const isSet = (creds: ProviderCredentials | undefined) => Boolean(creds?.apiKey || creds?.baseURL);
+
 function defaultProvider(settings: ModelProviderSettings): ProviderName | undefined {
-  if (settings.openai?.apiKey || settings.openai?.baseURL) return 'openai';
-  if (settings.anthropic?.apiKey || settings.anthropic?.baseURL) return 'anthropic';
+  if (settings.defaultProvider && isSet(credentialsOf(settings, settings.defaultProvider))) {
+    return settings.defaultProvider;
+  }
+  if (isSet(settings.openai)) return 'openai';
+  if (isSet(settings.anthropic)) return 'anthropic';
+  if (isSet(settings.openai_compatible)) return 'openai_compatible';
   return undefined;
 }
 
@@ -90,12 +129,22 @@ function defaultProvider(settings: ModelProviderSettings): ProviderName | undefi
 const builtModels = new LRUCache<string, LanguageModel>({ max: 256 });
 
 /**
- * The SDK-backed model for a resolved choice (built once per distinct choice and settings).
+ * The SDK-backed model for a resolved choice (built once per distinct choice and settings). A
+ * `guarded` choice (a tenant's base URL) is built with `options.fetch`, the egress-guarded fetch,
+ * and never shared: it throws without one, so a tenant's address is never called unguarded.
  *
  * @example
  * const model = createModel(resolveModel({ provider: 'openai', name: 'gpt-5.4-mini' }, settings), settings);
  */
-export function createModel(resolved: ResolvedModel, settings: ModelProviderSettings): LanguageModel {
+export function createModel(
+  resolved: ResolvedModel,
+  settings: ModelProviderSettings,
+  options: { fetch?: typeof fetch } = {},
+): LanguageModel {
+  if (resolved.guarded) {
+    if (!options.fetch) throw new Error('A tenant’s model base URL needs the egress-guarded fetch');
+    return buildModel(resolved, settings, options.fetch);
+  }
   const key = JSON.stringify([
     resolved.provider,
     resolved.name,
@@ -111,8 +160,9 @@ export function createModel(resolved: ResolvedModel, settings: ModelProviderSett
   return model;
 }
 
-function buildModel(resolved: ResolvedModel, settings: ModelProviderSettings): LanguageModel {
+function buildModel(resolved: ResolvedModel, settings: ModelProviderSettings, fetchImpl?: typeof fetch): LanguageModel {
   const common = {
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
     apiKey: resolved.apiKey,
     model: resolved.name,
     ...(resolved.baseURL ? { baseURL: resolved.baseURL } : {}),

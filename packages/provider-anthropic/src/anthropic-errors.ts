@@ -30,6 +30,8 @@ export interface ErrorContext {
 export function toModelError(error: unknown, ctx: ErrorContext): AppError {
   if (isAppError(error)) return error;
   if (error instanceof APIUserAbortError || ctx.signal?.aborted) return abortedError(error);
+  // Our own fetch refused the request (the egress guard on a tenant's base URL): say why, as is.
+  if (error instanceof APIConnectionError && isAppError(error.cause)) return error.cause;
   if (error instanceof APIConnectionError || isTransportFailure(error)) {
     const message = scrubKey(error.message, ctx.apiKey, KEY_SHAPE);
     return modelConnectionError(PROVIDER, error instanceof APIConnectionTimeoutError, message, error);

@@ -4,6 +4,7 @@ import { type AgentConfig, type CompiledAgent, compileAgent, loadAgentConfig } f
 import { type AgentVersion, agentVersionKey, type Db } from '@agentry/db';
 import { type ModelProviderSettings, type ResolvedModel, resolveModel } from '@agentry/models';
 import type { SecretBox } from '@agentry/secrets';
+import { loadTenantModelSettings } from './tenant-models.ts';
 import { openSecrets } from './tenant-secrets.ts';
 
 /** A stored version's config, loaded and compiled. */
@@ -32,8 +33,8 @@ export function compileVersion(version: Pick<AgentVersion, 'id' | 'contentHash' 
 }
 
 /**
- * The model an agent runs on: its own key (a tenant secret it names) over the platform's
- * settings. Throws `model_not_configured` when neither provides one.
+ * The model an agent runs on: its config's `model` block (its own key: a tenant secret it names)
+ * over `models`, the tenant's providers over the operator's (`tenantModelSettings`). Throws `model_not_configured` when neither provides one.
  *
  * @example
  * const model = versionModel(agent, secrets, settings);
@@ -62,5 +63,6 @@ export async function prepareVersion(
 ): Promise<PreparedVersion> {
   const compiled = compileVersion(version);
   const secrets = await openSecrets(db, deps.secretBox, tenantId, compiled.agent.requiredSecrets);
-  return { ...compiled, secrets, model: versionModel(compiled.agent, secrets, deps.models) };
+  const models = await loadTenantModelSettings(db, deps, tenantId);
+  return { ...compiled, secrets, model: versionModel(compiled.agent, secrets, models) };
 }

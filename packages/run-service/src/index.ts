@@ -19,6 +19,12 @@ export {
   type RunServiceDeps,
 } from './run-service.ts';
 export {
+  loadTenantModelSettings,
+  modelProviderContext,
+  openProvider,
+  tenantModelSettings,
+} from './tenant-models.ts';
+export {
   openSealedSecrets,
   openSecrets,
   type SealedSecret,

@@ -27,6 +27,7 @@ import { compileVersion, type PreparedVersion, prepareVersion, versionModel } fr
 import { busyDecision } from './busy-policy.ts';
 import { assertDailyQuota } from './daily-quota.ts';
 import { sealEndUser, type VerifiedEndUser } from './end-user.ts';
+import { loadTenantModelSettings } from './tenant-models.ts';
 import { openSecrets } from './tenant-secrets.ts';
 
 export interface RunServiceDeps {
@@ -146,7 +147,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const { agent } = compileVersion(version);
     const context = request.context(agent);
     const secrets = await openSecrets(db, deps.secretBox, tenant.id, agent.requiredSecrets);
-    versionModel(agent, secrets, deps.models);
+    versionModel(agent, secrets, await loadTenantModelSettings(db, deps, tenant.id));
     await assertDailyQuota(db, tenant);
     const conversation = await createConversationWithHistory(db, {
       tenantId: tenant.id,

@@ -1,8 +1,22 @@
 import { withToolProtocol } from '@agentry/agent';
 import { type CompiledAgent, modelVisibleContext, type ToolContext } from '@agentry/config';
-import { type Conversation, type Db, getSealedSecrets, type Run, type RunStartRows } from '@agentry/db';
+import {
+  type Conversation,
+  type Db,
+  getSealedModelProviders,
+  getSealedSecrets,
+  type ModelProviderRow,
+  type Run,
+  type RunStartRows,
+} from '@agentry/db';
 import { errors } from '@agentry/errors';
-import { createHttpToolExecutor, type EgressPolicy, type HttpToolExecutorOptions } from '@agentry/http-tools';
+import {
+  createHttpToolExecutor,
+  type EgressPolicy,
+  egressModelFetch,
+  type HttpToolExecutorOptions,
+  strictEgressPolicy,
+} from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
 import { createModel, type ModelProviderSettings } from '@agentry/models';
 import {
@@ -11,6 +25,7 @@ import {
   openEndUser,
   openSealedSecrets,
   type SealedSecret,
+  tenantModelSettings,
   versionModel,
 } from '@agentry/run-service';
 import type { SecretBox } from '@agentry/secrets';
@@ -47,6 +62,8 @@ export interface RunStart {
   rows: RunStartRows;
   compiled: CompiledVersion | { error: unknown } | undefined;
   sealed: SealedSecret[];
+  /** The tenant's own model providers (sealed keys), resolved over the operator's as the run service does. */
+  providers: ModelProviderRow[];
 }
 
 /**
@@ -62,17 +79,17 @@ export async function gatherRunStart(
   rows: RunStartRows,
   secretBox: SecretBox | undefined,
 ): Promise<RunStart> {
-  if (!rows.version || !rows.conversation) return { rows, compiled: undefined, sealed: [] };
+  if (!rows.version || !rows.conversation) return { rows, compiled: undefined, sealed: [], providers: [] };
   let compiled: RunStart['compiled'];
   try {
     compiled = compileVersion(rows.version);
   } catch (error) {
-    return { rows, compiled: { error }, sealed: [] };
+    return { rows, compiled: { error }, sealed: [], providers: [] };
   }
   // Without a box the secrets cannot be opened: `setUpRun` says so, nothing to read.
   const names = compiled.agent.requiredSecrets;
   const sealed = secretBox && names.length > 0 ? await getSealedSecrets(db, run.tenantId, names) : [];
-  return { rows, compiled, sealed };
+  return { rows, compiled, sealed, providers: await getSealedModelProviders(db, run.tenantId) };
 }
 
 /**
@@ -98,8 +115,14 @@ export function setUpRun(
   if ('error' in start.compiled) throw start.compiled.error;
   const { config, agent } = start.compiled;
   const secrets = openSealedSecrets(secretBox, run.tenantId, agent.requiredSecrets, start.sealed);
-  const resolved = versionModel(agent, secrets, models);
-  const base = createModel(resolved, models);
+  const tenantModels = tenantModelSettings(models, secretBox, run.tenantId, start.providers);
+  const resolved = versionModel(agent, secrets, tenantModels);
+  // A tenant's own base URL is reached through the egress guard, as its tools are.
+  const base = createModel(
+    resolved,
+    tenantModels,
+    resolved.guarded ? { fetch: egressModelFetch(egress ?? strictEgressPolicy) } : {},
+  );
   const model = agent.toolProtocol === 'native' ? base : withToolProtocol(base, agent.toolProtocol);
   // The verified end user's values (`{{user.…}}`) go to the tools only: never the prompt or the transcript.
   const user = agent.endUser ? openEndUser(secretBox, run) : undefined;

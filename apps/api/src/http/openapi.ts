@@ -225,6 +225,7 @@ const TAG_ORDER = [
   'Conversations',
   'Runs',
   'Secrets',
+  'Model providers',
   'API keys',
   'Usage',
   'Audit',

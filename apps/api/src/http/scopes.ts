@@ -39,11 +39,20 @@ export function uncoveredScopes(granted: readonly string[], wanted: readonly str
 /** A dashboard user's role in a tenant. */
 export type Role = 'owner' | 'editor' | 'viewer';
 
-const EDITOR_WRITES = ['agents', 'conversations', 'runs', 'chat', 'models', 'secrets', 'webhook-deliveries'];
+const EDITOR_WRITES = [
+  'agents',
+  'conversations',
+  'runs',
+  'chat',
+  'models',
+  'model-providers',
+  'secrets',
+  'webhook-deliveries',
+];
 
 /**
  * What a role may do, as key scopes: owners everything; editors change agents, conversations,
- * runs, chat, models and secrets, retry webhook deliveries, and read the rest; viewers only read.
+ * runs, chat, models, model providers and secrets, retry webhook deliveries, and read the rest; viewers only read.
  *
  * @example
  * hasScope(scopesForRole('editor'), 'members:write'); // false

@@ -39,7 +39,8 @@ export function seedConfig(): Record<string, any> {
  * - `production`: API in this process and a worker in a separate one, Postgres + BullMQ.
  */
 export type Mode = 'embedded' | 'embedded-postgres' | 'production';
-export type Provider = 'openai' | 'anthropic';
+/** The fake model's wire format the operator's environment points at; `none`: no model in the environment. */
+export type Provider = 'openai' | 'anthropic' | 'none';
 
 export interface Harness {
   platform: RunningPlatform;
@@ -57,6 +58,7 @@ export interface Harness {
 }
 
 function providerEnv(provider: Provider, llm: FakeLlmServer): Record<string, string> {
+  if (provider === 'none') return {};
   return provider === 'openai'
     ? { OPENAI_BASE_URL: llm.openaiBaseUrl, OPENAI_API_KEY: 'test-key' }
     : { ANTHROPIC_BASE_URL: llm.anthropicBaseUrl, ANTHROPIC_API_KEY: 'test-key' };

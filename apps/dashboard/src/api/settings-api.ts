@@ -8,8 +8,14 @@ import type {
   InvitationList,
   Member,
   MemberList,
+  ModelProvider,
+  ModelProviderKind,
+  ModelProviderList,
+  ModelProviderPut,
+  ModelProviderTest,
   NewApiKeyBody,
   NewInvitationBody,
+  PutModelProviderBody,
   PutSecretBody,
   SecretList,
   SecretPut,
@@ -43,4 +49,14 @@ export const membersApi = {
   invite: (email: string, role: Role) =>
     apiFetch<InvitationCreated>('POST', '/v1/invitations', { email: email.trim(), role } satisfies NewInvitationBody),
   revokeInvitation: (id: string) => apiFetch<void>('DELETE', `/v1/invitations/${enc(id)}`),
+};
+
+/** The tenant's own model providers: keys are write-only (`api_key_set` says one is stored). */
+export const modelProvidersApi = {
+  list: async (): Promise<ModelProvider[]> => (await apiFetch<ModelProviderList>('GET', '/v1/model-providers')).data,
+  put: (provider: ModelProviderKind, body: PutModelProviderBody) =>
+    apiFetch<ModelProviderPut>('PUT', `/v1/model-providers/${enc(provider)}`, body),
+  remove: (provider: ModelProviderKind) => apiFetch<void>('DELETE', `/v1/model-providers/${enc(provider)}`),
+  test: (provider: ModelProviderKind) =>
+    apiFetch<ModelProviderTest>('POST', `/v1/model-providers/${enc(provider)}/test`),
 };

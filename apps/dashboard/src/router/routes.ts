@@ -35,7 +35,7 @@ export const EDITOR_TABS = [
 ] as const;
 export type EditorTab = (typeof EDITOR_TABS)[number];
 
-export const SETTINGS_TABS = ['keys', 'secrets', 'members', 'widget'] as const;
+export const SETTINGS_TABS = ['keys', 'secrets', 'providers', 'members', 'widget'] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 const isTab = (value: string | undefined): value is EditorTab => EDITOR_TABS.includes(value as EditorTab);

@@ -13,6 +13,7 @@ export * from './agents.ts';
 export * from './conversations.ts';
 export * from './runs.ts';
 export * from './secrets.ts';
+export * from './model-providers.ts';
 export * from './keys.ts';
 export * from './tenants.ts';
 export * from './usage.ts';

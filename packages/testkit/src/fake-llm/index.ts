@@ -1,6 +1,6 @@
 export { thinkingSignature } from './anthropic-wire.ts';
 export { demoResponder } from './demo-responder.ts';
-export { startFakeLlm } from './server.ts';
+export { FAKE_MODELS, startFakeLlm } from './server.ts';
 export type {
   FakeErrorTurn,
   FakeLlmOptions,

@@ -59,6 +59,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const signal = clientGone(res);
   const path = new URL(req.url ?? '/', 'http://fake').pathname;
   const target: ErrorTarget = { res, protocol: guessProtocol(path), requestId: wireId('req_') };
+  if (req.method === 'GET' && path.endsWith('/models')) return listModels(res);
   const request = await readModelRequest(req, target, path);
   if (!request) return;
   state.requests.push(request);
@@ -75,6 +76,14 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return sendError(errorTarget, { status: 500, message }, NO_RETRY);
   }
   await answerTurn({ res, req: request, requestId: target.requestId, signal }, turn);
+}
+
+/** The models the fake "serves" (both wire formats list `{ data: [{ id }] }`), for connection tests. */
+export const FAKE_MODELS = ['fake-large', 'fake-small'];
+
+function listModels(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ object: 'list', data: FAKE_MODELS.map((id) => ({ id, object: 'model', type: 'model' })) }));
 }
 
 /** A bug in the fake must fail the one request loudly, never crash the test process. */

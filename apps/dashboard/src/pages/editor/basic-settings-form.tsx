@@ -3,6 +3,7 @@ import { NumberField, SelectField, TextField } from '../../components/text-field
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { ContextVariablesForm } from './context-variables-form.tsx';
 import type { Edit } from './edit.ts';
+import { ModelNameField } from './model-name-field.tsx';
 
 /** Who the agent is, which model it uses and its limits. */
 export function BasicSettingsForm({ config, edit }: { config: AgentConfigDocument; edit: Edit }) {
@@ -46,11 +47,9 @@ export function BasicSettingsForm({ config, edit }: { config: AgentConfigDocumen
             ]}
             onChange={(v) => edit(['model', 'provider'], v || undefined)}
           />
-          <TextField
-            pointer="/model/name"
-            label={t('model.name')}
+          <ModelNameField
+            provider={config.model?.provider}
             value={config.model?.name}
-            placeholder={t('model.platformDefault')}
             onChange={(v) => edit(['model', 'name'], v || undefined)}
           />
           <NumberField

@@ -4,10 +4,11 @@ import { SETTINGS_TABS, type SettingsTab } from '../../router/routes.ts';
 import { navigate } from '../../router/use-route.ts';
 import { KeysPanel } from './keys-panel.tsx';
 import { MembersPanel } from './members-panel.tsx';
+import { ProvidersPanel } from './providers-panel.tsx';
 import { SecretsPanel } from './secrets-panel.tsx';
 import { WidgetPanel } from './widget-panel.tsx';
 
-/** Settings: API keys, secrets, members and the chat widget, one tab each (lazy-loaded chunk). */
+/** Settings: API keys, secrets, model providers, members and the chat widget, one tab each (lazy-loaded chunk). */
 export default function SettingsPage({ tab }: { tab: SettingsTab }) {
   const { t } = useI18n();
   return (
@@ -24,6 +25,7 @@ export default function SettingsPage({ tab }: { tab: SettingsTab }) {
       <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'keys' ? <KeysPanel /> : null}
         {tab === 'secrets' ? <SecretsPanel /> : null}
+        {tab === 'providers' ? <ProvidersPanel /> : null}
         {tab === 'members' ? <MembersPanel /> : null}
         {tab === 'widget' ? <WidgetPanel /> : null}
       </section>
