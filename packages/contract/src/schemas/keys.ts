@@ -17,6 +17,13 @@ export const ApiKeySchema = component(
     created_at: timestamp,
     last_used_at: timestamp.nullable(),
     revoked_at: timestamp.nullable(),
+    key: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'Publishable keys, for owners and editors: the key itself (it is public, in every page that embeds the widget); null for a key made before keys were kept (create a new one to see it). Never present for secret keys.',
+      ),
   }),
 );
 export const ApiKeyCreatedSchema = component(
