@@ -59,7 +59,7 @@ async function seed(h: Harness): Promise<Seeded> {
   const publishable = await newKey({
     kind: 'publishable',
     agents: [agentId],
-    allowed_origins: ['https://shop.example'],
+    allowed_origins: ['https://shop.example', new URL(h.platform.url).origin],
   });
   const old = await newKey({ kind: 'publishable', agents: [agentId], allowed_origins: ['https://old.example'] });
   const secret = await newKey({ kind: 'secret', name: 'server' });
@@ -131,6 +131,9 @@ async function main(): Promise<void> {
     for (const k of ['primary', 'background', 'text'] as const) {
       assert.equal(await picker(k).inputValue(), WIDGET_DEFAULT_COLORS[k], `${k} picker shows the default`);
     }
+    assert.equal(await page.getAttribute('#widget-color-primary', 'placeholder'), 'default (#2563eb)');
+    // The kept key allows this dashboard's origin, so the preview uses it without pasting.
+    assert.equal(await page.inputValue('#widget-preview-key'), seeded.publishable.key);
     await page.fill('#widget-color-primary', '#0a7');
     assert.equal(await picker('primary').inputValue(), '#00aa77', 'a #rgb colour shows in the picker');
     await page.fill('#widget-title', 'Acme help');

@@ -521,7 +521,7 @@ export const en = {
   'widget.color.background': 'Background',
   'widget.color.text': 'Text',
   'widget.pick': 'Pick the {name} colour',
-  'widget.colorDefault': 'default',
+  'widget.colorDefault': 'default ({color})',
   'widget.badColor': 'A colour is a hex value such as #1a73e8.',
   'widget.position': 'Position',
   'widget.bottomRight': 'Bottom right',

@@ -511,7 +511,7 @@ export const zh: Record<MessageKey, string> = {
   'widget.color.background': '背景色',
   'widget.color.text': '文字颜色',
   'widget.pick': '选择{name}',
-  'widget.colorDefault': '默认',
+  'widget.colorDefault': '默认（{color}）',
   'widget.badColor': '颜色应为十六进制值，如 #1a73e8。',
   'widget.position': '位置',
   'widget.bottomRight': '右下角',

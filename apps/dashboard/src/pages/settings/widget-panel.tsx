@@ -1,5 +1,6 @@
+import { WIDGET_DEFAULT_COLORS } from '@agentry/contract';
 import type { Agent } from '@agentry/contract/schemas';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { apiBase } from '../../api/api-base.ts';
 import { keysApi } from '../../api/settings-api.ts';
@@ -59,7 +60,7 @@ export function WidgetPanel() {
         <div className="widget-layout">
           <div className="stack">
             <ThemeEditor key={agent.id} agent={agent} onSaved={() => void agents.reload()} />
-            <WidgetKeys agent={agent} onKey={keepKey} />
+            <WidgetKeys agent={agent} onKey={keepKey} hasPreviewKey={previewKey !== ''} />
           </div>
           <div className="stack">
             <WidgetPreview
@@ -147,7 +148,7 @@ function ThemeEditor({ agent, onSaved }: { agent: Agent; onSaved: () => void }) 
                   <input
                     {...control}
                     value={form[k]}
-                    placeholder={t('widget.colorDefault')}
+                    placeholder={t('widget.colorDefault', { color: WIDGET_DEFAULT_COLORS[k] })}
                     spellCheck={false}
                     onChange={(e) => set({ [k]: e.target.value })}
                   />
@@ -194,7 +195,15 @@ function ThemeEditor({ agent, onSaved }: { agent: Agent; onSaved: () => void }) 
 }
 
 /** The agent's publishable keys with their origins (and values, to owners and editors), and a form to make one. */
-function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => void }) {
+function WidgetKeys({
+  agent,
+  onKey,
+  hasPreviewKey,
+}: {
+  agent: Agent;
+  onKey: (key: string) => void;
+  hasPreviewKey: boolean;
+}) {
   const { t } = useI18n();
   const keys = useLoad(() => keysApi.list());
   const [origins, setOrigins] = useState(window.location.origin);
@@ -204,6 +213,15 @@ function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => vo
   const mine = (keys.data ?? []).filter(
     (k) => k.kind === 'publishable' && !k.revoked_at && k.agents.includes(agent.id),
   );
+  // A kept key that allows this dashboard's origin previews the widget without pasting anything
+  // (offered once: a preview key the user clears stays cleared).
+  const usable = mine.find((k) => k.key && k.allowed_origins.includes(window.location.origin))?.key;
+  const offered = useRef(false);
+  useEffect(() => {
+    if (offered.current || !usable) return;
+    offered.current = true;
+    if (!hasPreviewKey) onKey(usable);
+  }, [hasPreviewKey, usable, onKey]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void create.run(async () => {
