@@ -137,8 +137,8 @@ describe.each(['embedded', 'embedded-postgres'] as const)('GET /v1/conversations
     const res = await call(h, 'GET', '/v1/conversations', { key });
     const byId = new Map<string, any>(res.json.data.map((c: { id: string }) => [c.id, c]));
     expect(byId.get(conv.json.id)).toMatchObject({ preview: long.slice(0, 200), end_user_id: 'customer-42' });
-    expect(byId.get(ids.toolError)).toMatchObject({ preview: '我的邮箱 bad@example.com', end_user_id: null });
-    expect(byId.get(ids.empty)).toMatchObject({ preview: null, end_user_id: null });
+    expect(byId.get(ids.toolError ?? '')).toMatchObject({ preview: '我的邮箱 bad@example.com', end_user_id: null });
+    expect(byId.get(ids.empty ?? '')).toMatchObject({ preview: null, end_user_id: null });
   });
 
   it('answers 400 invalid_query naming a malformed filter, writing nothing', async () => {
