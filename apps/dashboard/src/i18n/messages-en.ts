@@ -513,7 +513,7 @@ export const en = {
   'widget.agent': 'Agent',
   'widget.themeTitle': 'Look and feel',
   'widget.themeHelp':
-    'Saved to the draft (now v{version}), like any change: try it in the playground, then publish it from the editor.',
+    'Saved as a new draft version on top of v{version}, like any change: try it in the playground, then publish it from the editor.',
   'widget.title': 'Title',
   'widget.greeting': 'Greeting',
   'widget.colors': 'Colours',

@@ -503,7 +503,7 @@ export const zh: Record<MessageKey, string> = {
   'widget.noAgents': '请先创建并发布一个智能体。',
   'widget.agent': '智能体',
   'widget.themeTitle': '外观',
-  'widget.themeHelp': '与其他修改一样保存到草稿（当前为 v{version}）：先在试聊中试用，再在编辑器中发布。',
+  'widget.themeHelp': '与其他修改一样，保存为基于 v{version} 的新草稿版本：先在试聊中试用，再在编辑器中发布。',
   'widget.title': '标题',
   'widget.greeting': '欢迎语',
   'widget.colors': '颜色',
