@@ -179,7 +179,8 @@ let currentPage: Page | undefined;
 
 async function shot(page: Page, name: string): Promise<void> {
   const path = join(shotsDir, `${String(screenshots.length + 1).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path });
+  // Finished animations: a panel caught mid-fade shows the host page through it.
+  await page.screenshot({ path, animations: 'disabled' });
   screenshots.push(path);
   progress.push(`  screenshot: ${path}`);
 }

@@ -93,7 +93,8 @@ export function apiKeyRoutes(deps: ApiDeps) {
       operationId: 'createApiKey',
       tag: 'API keys',
       summary: 'Create a secret key (scoped) or a publishable key (agents + allowed origins)',
-      description: 'A key can grant only scopes it has itself. The key is in the answer once.',
+      description:
+        'A key can grant only scopes it has itself. A secret key is in this answer only; a publishable key is public, and owners and editors see it again in the list.',
       auth: 'tenant',
       body: {
         schema: NewApiKeyBody,
@@ -104,7 +105,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
           allowed_origins: ['https://shop.example.com'],
         },
       },
-      responses: { 201: { description: 'The key, shown once', schema: ref('ApiKeyCreated') } },
+      responses: { 201: { description: 'The key with its value', schema: ref('ApiKeyCreated') } },
     }),
   );
   app.post('/', async (c) => {

@@ -28,12 +28,15 @@ export const ApiKeySchema = component(
 );
 export const ApiKeyCreatedSchema = component(
   'ApiKeyCreated',
-  ApiKeySchema.extend({ key: z.string().describe('The key itself, shown once'), note: z.string().optional() }),
+  ApiKeySchema.extend({
+    key: z.string().describe('The key itself (a secret key’s only here)'),
+    note: z.string().optional(),
+  }),
 );
 export const ApiKeyListSchema = component('ApiKeyList', list(ApiKeySchema));
 
 export type ApiKey = z.infer<typeof ApiKeySchema>;
-/** The answer of `POST /v1/api-keys`: the key itself, shown once. */
+/** The answer of `POST /v1/api-keys`: the key itself (a secret key's only there). */
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
 export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
 
