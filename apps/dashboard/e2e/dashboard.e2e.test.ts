@@ -50,7 +50,6 @@ const { shot, step } = walk;
 
 async function main(): Promise<void> {
   walk.start();
-  console.log('building the dashboard and the widget…');
   await buildDashboard();
   await build({ root: widgetDir, configFile: join(widgetDir, 'vite.config.ts'), logLevel: 'warn' });
 
@@ -79,7 +78,7 @@ async function main(): Promise<void> {
     cleanup.push(() => server.close());
     base = `${server.url}/dashboard/`;
   }
-  console.log(`dashboard at ${base} (${served ? 'served by the API' : 'static server + /v1 proxy'})`);
+  walk.log(`dashboard at ${base} (${served ? 'served by the API' : 'static server + /v1 proxy'})`);
 
   const browser = await chromium.launch(chromiumLaunchOptions());
   cleanup.push(() => browser.close());
@@ -483,15 +482,23 @@ async function main(): Promise<void> {
     await other.close();
   });
 
-  await step('theme the widget, allow this origin, and preview the real widget', async () => {
+  await step('theme the widget (saved to the draft), allow this origin, and preview the real widget', async () => {
     await page.click('#tab-widget');
     await page.locator('#widget-agent').waitFor();
     await page.selectOption('#widget-agent', { label: 'Demo Booker' });
     await page.fill('#widget-title', 'Acme help');
     await page.fill('#widget-color-primary', '#0a7d5a');
     await page.fill('#widget-greeting', 'Hi! Ask me about a demo.');
-    await page.click('#widget-publish');
-    await page.locator('#widget-notice', { hasText: 'Published version' }).waitFor();
+    await page.click('#widget-save');
+    const notice = await page.locator('#widget-notice', { hasText: 'Saved as draft version' }).textContent();
+    // The look is a draft like any change; publishing it is the editor's (here: the API's) job.
+    const draft = Number(/version (\d+)/.exec(notice ?? '')?.[1]);
+    const agents = await call(h, 'GET', '/v1/agents', { key });
+    const booker = agents.json.data.find((a: { name: string }) => a.name === 'Demo Booker');
+    assert.equal(booker.latest_version, draft);
+    assert.notEqual(booker.published_version, draft, 'saving the look publishes nothing');
+    const published = await call(h, 'POST', `/v1/agents/${booker.id}/versions/${draft}/publish`, { key });
+    assert.equal(published.status, 200, JSON.stringify(published.json));
     assert.equal(await page.locator('#widget-origins').inputValue(), new URL(base).origin);
     await page.click('#widget-create-key');
     await page.locator('#widget-key-value').waitFor();
@@ -540,7 +547,6 @@ async function main(): Promise<void> {
   });
 
   assert.deepEqual(consoleErrors, [], 'no uncaught errors in the page');
-  console.log(`\n${walk.screenshots.length} screenshots in ${shotsDir}`);
 }
 
 const hasChromium = existsSync(CHROMIUM);

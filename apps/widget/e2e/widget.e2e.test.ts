@@ -179,11 +179,18 @@ let currentPage: Page | undefined;
 
 async function shot(page: Page, name: string): Promise<void> {
   const path = join(shotsDir, `${String(screenshots.length + 1).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path });
+  // Finished animations: a panel caught mid-fade shows the host page through it.
+  await page.screenshot({ path, animations: 'disabled' });
   screenshots.push(path);
-  console.log(`  screenshot: ${path}`);
+  progress.push(`  screenshot: ${path}`);
 }
 
+/**
+ * The run's progress (steps, screenshots), printed as one block when the test ends: vitest prints
+ * every console.log as its own block headed by the test's long name, some 30 of them per run.
+ * A failing step is printed at once too, on stderr.
+ */
+const progress: string[] = [];
 const failures: string[] = [];
 
 /** Runs one step; a failing step is reported and the rest still run (so one gap does not hide others). */
@@ -191,9 +198,11 @@ async function step(name: string, fn: () => Promise<void>): Promise<void> {
   const started = Date.now();
   try {
     await fn();
-    console.log(`✓ ${name} (${Date.now() - started} ms)`);
+    progress.push(`✓ ${name} (${Date.now() - started} ms)`);
   } catch (error) {
-    console.log(`✗ ${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    const line = `✗ ${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+    progress.push(line);
+    console.error(line);
     failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
     if (currentPage) await shot(currentPage, `failure-${name.replace(/\W+/g, '-').slice(0, 40)}`).catch(() => {});
   }
@@ -202,7 +211,6 @@ async function step(name: string, fn: () => Promise<void>): Promise<void> {
 async function main(): Promise<void> {
   rmSync(shotsDir, { recursive: true, force: true });
   mkdirSync(shotsDir, { recursive: true });
-  console.log('building the widget…');
   await build({ root: appDir, configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
 
   // The same platform the API tests use: embedded mode, fake model, recording tool endpoint.
@@ -605,7 +613,7 @@ async function main(): Promise<void> {
   });
 
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
-  console.log(`\n${screenshots.length} screenshots in ${shotsDir}`);
+  progress.push(`${screenshots.length} screenshots in ${shotsDir}`);
   assert.deepEqual(failures, [], `${failures.length} step(s) failed`);
 }
 
@@ -621,6 +629,10 @@ describe.runIf(hasChromium)('the chat widget in Chromium, on a hostile host page
     for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
   });
   it('streams, resumes, survives reloads, runs client tools and approvals, renders XSS inert, refuses other origins', async () => {
-    await main();
+    try {
+      await main();
+    } finally {
+      if (progress.length > 0) console.log(progress.join('\n'));
+    }
   }, 240_000);
 });

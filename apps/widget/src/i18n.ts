@@ -65,7 +65,7 @@ const zh: Strings = {
   reconnecting: '连接中断，正在重新连接…',
   offline: '你已离线，网络恢复后会自动重新连接。',
   errOrigin: '此网站未启用该聊天。',
-  errOriginHint: '网站管理员需要为该聊天密钥允许 {origin}。',
+  errOriginHint: '网站管理员需要为此聊天的可公开密钥允许 {origin}。',
   errRate: '消息太多了，请等待 {seconds} 秒后再试。',
   errNetwork: '无法连接到助手，请检查网络后重试。',
   errConfig: '此聊天的配置不正确。',

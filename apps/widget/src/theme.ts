@@ -1,3 +1,4 @@
+import { WIDGET_DEFAULT_COLORS } from '@agentry/contract';
 import type { WidgetSettings } from '@agentry/contract/schemas';
 
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
@@ -18,12 +19,12 @@ function onPrimary(hex: string): string {
  */
 export function applyTheme(root: HTMLElement, widget: Pick<WidgetSettings, 'colors' | 'position'>): void {
   const color = (value: string | undefined, fallback: string) => (value && HEX.test(value) ? value : fallback);
-  const primary = color(widget.colors?.primary, '#2563eb');
+  const primary = color(widget.colors?.primary, WIDGET_DEFAULT_COLORS.primary);
   const style = root.style;
   style.setProperty('--primary', primary);
   style.setProperty('--on-primary', onPrimary(primary));
-  style.setProperty('--bg', color(widget.colors?.background, '#ffffff'));
-  style.setProperty('--text', color(widget.colors?.text, '#1f2937'));
+  style.setProperty('--bg', color(widget.colors?.background, WIDGET_DEFAULT_COLORS.background));
+  style.setProperty('--text', color(widget.colors?.text, WIDGET_DEFAULT_COLORS.text));
   style.setProperty('--bubble', 'color-mix(in srgb, var(--text) 8%, var(--bg))');
   style.setProperty('--link', 'color-mix(in srgb, var(--primary) 75%, var(--text))');
   root.classList.toggle('left', widget.position === 'bottom-left');

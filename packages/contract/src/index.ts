@@ -54,3 +54,4 @@ export { type ClientProblem, ProblemError } from './problem-error.ts';
 export { ROLES, type Role } from './roles.ts';
 export { FINAL_RUN_STATUSES, isFinalRunStatus, RUN_STATUSES, type RunStatus } from './run-status.ts';
 export { ALL_SCOPES, isScope, SCOPE_RESOURCES, type Scope, type ScopeResource } from './scopes.ts';
+export { WIDGET_DEFAULT_COLORS } from './widget-defaults.ts';

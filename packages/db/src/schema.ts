@@ -48,6 +48,12 @@ export const apiKeys = pgTable(
     name: text('name'),
     prefix: text('prefix').notNull(),
     keyHash: text('key_hash').notNull(),
+    /**
+     * Publishable keys only: the key itself, so owners and editors can see it again. It is no
+     * secret (every page that embeds the widget shows it). Secret keys keep only their hash, and
+     * publishable keys made before migration 0020 have null here.
+     */
+    publishableKey: text('publishable_key'),
     scopes: jsonb('scopes').$type<string[]>().notNull().default(sql`'["*"]'::jsonb`),
     /** Publishable keys: the agents they may chat with. */
     allowedAgents: jsonb('allowed_agents').$type<string[]>(),

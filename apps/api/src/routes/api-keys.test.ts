@@ -1,4 +1,7 @@
+import { withSystemScope } from '@agentry/db';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopesForRole } from '../http/scopes.ts';
 import { call, createTenant, type Harness, seedConfig, startHarness } from '../test-support/harness.ts';
 
 describe('API keys: scopes, publishable keys, origins, revocation', () => {
@@ -146,5 +149,50 @@ describe('API keys: scopes, publishable keys, origins, revocation', () => {
       const res = await call(h, 'POST', '/v1/api-keys', { key: admin, body });
       expect([res.status, res.json.errors?.[0]?.path, res.json.errors?.[0]?.code]).toEqual([422, path, code]);
     }
+  });
+
+  it('shows publishable keys again to owners and editors, never secret keys, and says when a key was not kept', async () => {
+    const secret = await call(h, 'POST', '/v1/api-keys', { key: admin, body: { kind: 'secret', name: 'server' } });
+    const pk = await call(h, 'POST', '/v1/api-keys', {
+      key: admin,
+      body: { kind: 'publishable', agents: [agentId], allowed_origins: ['https://shop.example'] },
+    });
+    const old = await call(h, 'POST', '/v1/api-keys', {
+      key: admin,
+      body: { kind: 'publishable', agents: [agentId], allowed_origins: ['https://old.example'] },
+    });
+    // A key made before migration 0020 has no stored value.
+    await withSystemScope(h.platform.database.db, 'test: a publishable key from before 0020', (tx) =>
+      tx.execute(sql`update api_keys set publishable_key = null where id = ${old.json.id}`),
+    );
+    // Keys with an editor's and a viewer's scopes stand in for those roles' sessions (same scopes).
+    const asRole = async (role: 'editor' | 'viewer') =>
+      (
+        await call(h, 'POST', '/v1/api-keys', {
+          key: admin,
+          body: { kind: 'secret', scopes: scopesForRole(role).filter((s) => s !== '*') },
+        })
+      ).json.key as string;
+    const byId = async (key: string) => {
+      const list = await call(h, 'GET', '/v1/api-keys', { key });
+      expect(list.status).toBe(200);
+      return new Map<string, any>(list.json.data.map((k: any) => [k.id, k]));
+    };
+    for (const key of [admin, await asRole('editor')]) {
+      const keys = await byId(key);
+      expect(keys.get(pk.json.id).key).toBe(pk.json.key);
+      expect(keys.get(old.json.id).key).toBeNull();
+      expect(keys.get(secret.json.id)).not.toHaveProperty('key');
+    }
+    const viewer = await byId(await asRole('viewer'));
+    expect(viewer.get(pk.json.id)).not.toHaveProperty('key');
+    // The secret key's value is nowhere: not in an answer, not in the database.
+    expect(JSON.stringify([...viewer.values(), ...(await byId(admin)).values()])).not.toContain(secret.json.key);
+    const stored = await withSystemScope(h.platform.database.db, 'test: stored key values', (tx) =>
+      tx.execute(sql`select kind, publishable_key from api_keys where id in (${secret.json.id}, ${pk.json.id})`),
+    );
+    const rows = ((stored as any).rows ?? stored) as Array<{ kind: string; publishable_key: string | null }>;
+    expect(rows.find((r) => r.kind === 'secret')?.publishable_key).toBeNull();
+    expect(rows.find((r) => r.kind === 'publishable')?.publishable_key).toBe(pk.json.key);
   });
 });

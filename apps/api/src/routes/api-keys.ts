@@ -4,12 +4,24 @@ import { errors } from '@agentry/errors';
 import { type Context, Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
-import { type AuthVariables, generateKey } from '../http/auth.ts';
+import { type AuthVariables, generateKey, type Principal } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { doc, EXAMPLE_AGENT_ID, ref } from '../http/openapi.ts';
-import { isScope, uncoveredScopes, validOriginPattern } from '../http/scopes.ts';
+import { hasScope, isScope, uncoveredScopes, validOriginPattern } from '../http/scopes.ts';
 
-function keyView(key: ApiKeyRecord) {
+/**
+ * Whether the caller sees publishable keys' values: owners and editors (who embed the widget), and
+ * secret keys that may change agents. Viewers only read; secret keys' values are never stored.
+ */
+function seesPublishableKeys(principal: Principal): boolean {
+  return hasScope(principal.scopes, 'agents:write');
+}
+
+/**
+ * A key as the API shows it. `showValue`: a publishable key carries `key` (null when it was made
+ * before keys were kept, migration 0020); a secret key never does.
+ */
+function keyView(key: ApiKeyRecord, showValue = false) {
   return {
     id: key.id,
     object: 'api_key',
@@ -22,6 +34,7 @@ function keyView(key: ApiKeyRecord) {
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null,
+    ...(showValue && key.kind === 'publishable' ? { key: key.publishableKey } : {}),
   };
 }
 
@@ -61,14 +74,17 @@ export function apiKeyRoutes(deps: ApiDeps) {
     doc({
       operationId: 'listApiKeys',
       tag: 'API keys',
-      summary: 'The tenant’s keys (prefixes only), revoked ones included',
+      summary: 'The tenant’s keys, revoked ones included',
+      description:
+        'Secret keys by prefix only (their value is shown once, at creation). Publishable keys are public (every page that embeds the widget shows them): owners, editors and keys with `agents:write` see their `key` again; it is null for keys made before keys were kept.',
       auth: 'tenant',
       responses: { 200: { description: 'All keys (one page)', schema: ref('ApiKeyList') } },
     }),
   );
   app.get('/', async (c) => {
     const keys = await listApiKeys(deps.db, c.var.tenant.id);
-    return c.json({ object: 'list', data: keys.map(keyView), next_cursor: null });
+    const show = seesPublishableKeys(c.var.principal);
+    return c.json({ object: 'list', data: keys.map((k) => keyView(k, show)), next_cursor: null });
   });
 
   app.post(
@@ -77,7 +93,8 @@ export function apiKeyRoutes(deps: ApiDeps) {
       operationId: 'createApiKey',
       tag: 'API keys',
       summary: 'Create a secret key (scoped) or a publishable key (agents + allowed origins)',
-      description: 'A key can grant only scopes it has itself. The key is in the answer once.',
+      description:
+        'A key can grant only scopes it has itself. A secret key is in this answer only; a publishable key is public, and owners and editors see it again in the list.',
       auth: 'tenant',
       body: {
         schema: NewApiKeyBody,
@@ -88,7 +105,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
           allowed_origins: ['https://shop.example.com'],
         },
       },
-      responses: { 201: { description: 'The key, shown once', schema: ref('ApiKeyCreated') } },
+      responses: { 201: { description: 'The key with its value', schema: ref('ApiKeyCreated') } },
     }),
   );
   app.post('/', async (c) => {
@@ -164,6 +181,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
       ...(body.name ? { name: body.name } : {}),
       prefix: key.prefix,
       hash: key.hash,
+      publishableKey: key.key,
       scopes: [],
       allowedAgents: body.agents,
       allowedOrigins: body.allowed_origins,

@@ -124,6 +124,23 @@ describe.each(['embedded', 'embedded-postgres'] as const)('GET /v1/conversations
     expect(byId.get(ids.empty)).toMatchObject({ last_run_status: null, has_error: false });
   });
 
+  it('shows each listed conversation’s first user message (cut to 200 characters) and its end user', async () => {
+    const long = `Can I book a demo? ${'x'.repeat(300)}`;
+    const conv = await call(h, 'POST', '/v1/conversations', {
+      key,
+      body: { agent_id: agentA, context: { userId: 'customer-42' } },
+    });
+    expect(conv.status).toBe(201);
+    h.llm.enqueue({ type: 'reply', text: 'Sure' }, { type: 'reply', text: 'Again' });
+    await call(h, 'POST', `/v1/conversations/${conv.json.id}/messages`, { key, body: { content: long } });
+    await call(h, 'POST', `/v1/conversations/${conv.json.id}/messages`, { key, body: { content: 'second' } });
+    const res = await call(h, 'GET', '/v1/conversations', { key });
+    const byId = new Map<string, any>(res.json.data.map((c: { id: string }) => [c.id, c]));
+    expect(byId.get(conv.json.id)).toMatchObject({ preview: long.slice(0, 200), end_user_id: 'customer-42' });
+    expect(byId.get(ids.toolError ?? '')).toMatchObject({ preview: '我的邮箱 bad@example.com', end_user_id: null });
+    expect(byId.get(ids.empty ?? '')).toMatchObject({ preview: null, end_user_id: null });
+  });
+
   it('answers 400 invalid_query naming a malformed filter, writing nothing', async () => {
     const bad = await call(h, 'GET', '/v1/conversations?has_error=maybe', { key });
     expect([bad.status, bad.json.code]).toEqual([400, 'invalid_query']);

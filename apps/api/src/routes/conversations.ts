@@ -3,7 +3,7 @@ import { RUN_STATUSES } from '@agentry/contract';
 import { NewConversationBody as NewConversation, NewMessageBody as NewMessage } from '@agentry/contract/schemas';
 import {
   type Conversation,
-  conversationRunSummaries,
+  conversationSummaries,
   createConversation,
   type Db,
   deleteConversation,
@@ -161,8 +161,8 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
       ...(agentId ? { agentId } : {}),
       ...filters,
     });
-    // Each row also says how its runs went, so lists can show status and errors.
-    const summaries = await conversationRunSummaries(
+    // Each row also says how its runs went and what it was about (one query for the page).
+    const summaries = await conversationSummaries(
       deps.db,
       c.var.tenant.id,
       rows.map((r) => r.id),
@@ -172,6 +172,8 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
         ...conversationView(row),
         last_run_status: summaries.get(row.id)?.lastRunStatus ?? null,
         has_error: summaries.get(row.id)?.hasError ?? false,
+        preview: summaries.get(row.id)?.preview ?? null,
+        end_user_id: endUserIdOf(row),
       })),
     );
   });
@@ -359,6 +361,15 @@ function wantsStream(accept: string | undefined): boolean {
  * `userId` is trusted only from a verified end-user token (visitors) or a secret key (the
  * tenant's servers); a visitor cannot claim to be someone by putting it in the context.
  */
+/**
+ * Who the visitor is, as far as the conversation knows: its `context.userId` (a verified end user's
+ * `sub` for publishable keys, or what the tenant's server passed). Anonymous visitors have none.
+ */
+function endUserIdOf(conversation: Conversation): string | null {
+  const id = conversation.context.userId;
+  return typeof id === 'string' && id ? id : null;
+}
+
 function trustedContext(principal: Principal, context: Record<string, unknown>): Record<string, unknown> {
   if (principal.kind !== 'publishable') return context;
   const { userId: _claimed, ...rest } = context;

@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errors } from '@agentry/errors';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { doc } from '../http/openapi.ts';
 
@@ -44,21 +44,21 @@ export function dashboardRoutes() {
     }),
   );
   app.get('/', (c) => c.redirect('/dashboard/'));
-  app.use('*', async (_c, next) => {
+  // Made on the first request with a build: serveStatic warns on stderr when it is created without
+  // one, which every API process (and test) without a dashboard build printed.
+  let serve: MiddlewareHandler | undefined;
+  app.use('*', async (c, next) => {
     if (!existsSync(dashboardDist)) {
       throw errors.badRequest(
         'dashboard_not_built',
         'The dashboard has not been built: run `pnpm --filter @agentry/dashboard build`',
       );
     }
-    await next();
-  });
-  app.use(
-    '*',
-    serveStatic({
+    serve ??= serveStatic({
       root: relative(process.cwd(), dashboardDist),
       rewriteRequestPath: (path) => path.replace(/^\/dashboard/, '') || '/',
-    }),
-  );
+    });
+    return serve(c, next);
+  });
   return app;
 }

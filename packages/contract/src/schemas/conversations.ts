@@ -60,6 +60,16 @@ export const ConversationListSchema = component(
     ConversationSchema.extend({
       last_run_status: RunStatusSchema.nullable().describe('The latest run’s status; null before the first message'),
       has_error: z.boolean().describe('Whether any run of the conversation failed'),
+      preview: z
+        .string()
+        .nullable()
+        .describe('The start (200 characters) of the first user message’s text; null before one'),
+      end_user_id: z
+        .string()
+        .nullable()
+        .describe(
+          'Who the visitor is: the conversation’s `context.userId` (a verified end user with a publishable key); null for an anonymous visitor',
+        ),
     }),
   ),
 );
@@ -70,7 +80,7 @@ export type Conversation = z.infer<typeof ConversationSchema>;
 /** `GET /v1/conversations/{id}`: the conversation with its messages. */
 export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
 export type ConversationList = z.infer<typeof ConversationListSchema>;
-/** A conversation in `GET /v1/conversations`: with its latest run's status and whether a run failed. */
+/** A conversation in `GET /v1/conversations`: with its latest run's status, whether a run failed, its first user message's start and its end user. */
 export type ConversationListItem = ConversationList['data'][number];
 
 // ---- request bodies ------------------------------------------------------------------------

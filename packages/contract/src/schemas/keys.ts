@@ -17,16 +17,26 @@ export const ApiKeySchema = component(
     created_at: timestamp,
     last_used_at: timestamp.nullable(),
     revoked_at: timestamp.nullable(),
+    key: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'Publishable keys, for owners and editors: the key itself (it is public, in every page that embeds the widget); null for a key made before keys were kept (create a new one to see it). Never present for secret keys.',
+      ),
   }),
 );
 export const ApiKeyCreatedSchema = component(
   'ApiKeyCreated',
-  ApiKeySchema.extend({ key: z.string().describe('The key itself, shown once'), note: z.string().optional() }),
+  ApiKeySchema.extend({
+    key: z.string().describe('The key itself (a secret key’s only here)'),
+    note: z.string().optional(),
+  }),
 );
 export const ApiKeyListSchema = component('ApiKeyList', list(ApiKeySchema));
 
 export type ApiKey = z.infer<typeof ApiKeySchema>;
-/** The answer of `POST /v1/api-keys`: the key itself, shown once. */
+/** The answer of `POST /v1/api-keys`: the key itself (a secret key's only there). */
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
 export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
 

@@ -52,24 +52,35 @@ export function conversationFilterSql(filters: ConversationFilters): SQL[] {
   return where;
 }
 
-/** Per conversation: its latest run's status (null without runs) and whether any run had an error. */
-export interface ConversationRunSummary {
+/** How many characters of the first user message a list shows (a line, not the message). */
+export const PREVIEW_CHARS = 200;
+
+/** The first text part of the conversation's first user message, cut to {@link PREVIEW_CHARS}. */
+const firstUserText = sql`(select left(p.part->>'text', ${sql.raw(String(PREVIEW_CHARS))}) from ${messages} m, jsonb_array_elements(m.content) with ordinality as p(part, i) where m.conversation_id = ${conversations.id} and m.tenant_id = ${conversations.tenantId} and m.role = 'user' and p.part->>'type' = 'text' order by m.seq, p.i limit 1)`;
+
+/**
+ * Per conversation: its latest run's status (null without runs), whether any run had an error, and
+ * the start of its first user message (null before one), so a list says what it was about.
+ */
+export interface ConversationSummary {
   lastRunStatus: RunStatus | null;
   hasError: boolean;
+  preview: string | null;
 }
 
 /**
- * The run summary of each listed conversation, in one query (for list views).
+ * The summary of each listed conversation, in one query for the whole page (correlated subqueries
+ * on runs and on messages by their (conversation, seq) index: no query per row).
  *
  * @example
- * const summaries = await conversationRunSummaries(db, tenantId, rows.map((r) => r.id));
- * summaries.get(rows[0].id); // { lastRunStatus: 'completed', hasError: false }
+ * const summaries = await conversationSummaries(db, tenantId, rows.map((r) => r.id));
+ * summaries.get(rows[0].id); // { lastRunStatus: 'completed', hasError: false, preview: 'Can I book…' }
  */
-export async function conversationRunSummaries(
+export async function conversationSummaries(
   db: Db,
   tenantId: string,
   ids: string[],
-): Promise<Map<string, ConversationRunSummary>> {
+): Promise<Map<string, ConversationSummary>> {
   if (ids.length === 0) return new Map();
   const rows = await withTenantScope(db, tenantId, (tx) =>
     tx
@@ -77,9 +88,15 @@ export async function conversationRunSummaries(
         id: conversations.id,
         lastRunStatus: sql<RunStatus | null>`${latestRunStatus}`,
         hasError: sql<boolean>`${runWithError}`,
+        preview: sql<string | null>`${firstUserText}`,
       })
       .from(conversations)
       .where(and(eq(conversations.tenantId, tenantId), inArray(conversations.id, ids))),
   );
-  return new Map(rows.map((r) => [r.id, { lastRunStatus: r.lastRunStatus ?? null, hasError: Boolean(r.hasError) }]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { lastRunStatus: r.lastRunStatus ?? null, hasError: Boolean(r.hasError), preview: r.preview ?? null },
+    ]),
+  );
 }

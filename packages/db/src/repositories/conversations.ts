@@ -9,8 +9,9 @@ import { type IdempotencyHold, linkIdempotencyKey } from './idempotency.ts';
 
 export {
   type ConversationFilters,
-  type ConversationRunSummary,
-  conversationRunSummaries,
+  type ConversationSummary,
+  conversationSummaries,
+  PREVIEW_CHARS,
 } from './conversation-filters.ts';
 
 export type Conversation = typeof conversations.$inferSelect;

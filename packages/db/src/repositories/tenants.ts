@@ -75,6 +75,8 @@ export async function createApiKey(
     scopes: string[];
     allowedAgents?: string[];
     allowedOrigins?: string[];
+    /** Publishable keys: the key itself (public), kept so it can be shown again. Never a secret key. */
+    publishableKey?: string;
   },
 ): Promise<ApiKeyRecord> {
   const [row] = await withTenantScope(db, input.tenantId, (tx) =>
@@ -90,6 +92,8 @@ export async function createApiKey(
         scopes: input.scopes,
         allowedAgents: input.allowedAgents ?? null,
         allowedOrigins: input.allowedOrigins ?? null,
+        // A secret key's value is never stored, whatever the caller passes.
+        publishableKey: input.kind === 'publishable' ? (input.publishableKey ?? null) : null,
       })
       .returning(),
   );

@@ -9,7 +9,10 @@ import { type ConversationFilter, filterParams, routeHref } from '../../router/r
 import { navigate } from '../../router/use-route.ts';
 import { ConversationFilters } from './conversation-filters.tsx';
 
-/** Conversations, newest first, searched and filtered by the API, paged with its cursor. */
+/**
+ * Conversations, newest first, searched and filtered by the API, paged with its cursor; each row
+ * says what it was about (the first user message) and who the visitor is.
+ */
 export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
   const { t, lang } = useI18n();
   const agents = useAgents();
@@ -54,6 +57,8 @@ export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
             id="conversations-table"
             headers={[
               t('conversations.started'),
+              t('conversations.firstMessage'),
+              t('conversations.visitor'),
               t('conversations.agent'),
               t('versions.version'),
               t('conversations.status'),
@@ -64,6 +69,20 @@ export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
               <tr key={c.id} data-conversation={c.id}>
                 <td>
                   <a href={routeHref({ name: 'conversation', id: c.id })}>{date.format(new Date(c.created_at))}</a>
+                </td>
+                <td className="conversation-preview">
+                  {c.preview ? (
+                    <span title={c.preview}>{c.preview}</span>
+                  ) : (
+                    <span className="muted">{t('conversations.noMessage')}</span>
+                  )}
+                </td>
+                <td>
+                  {c.end_user_id ? (
+                    <code title={t('conversations.endUser')}>{c.end_user_id}</code>
+                  ) : (
+                    <span className="muted">{t('conversations.anonymous')}</span>
+                  )}
                 </td>
                 <td>{names.get(c.agent_id) ?? c.agent_id.slice(0, 8)}</td>
                 <td>{c.agent_version === null ? t('conversations.publishedVersion') : `v${c.agent_version}`}</td>

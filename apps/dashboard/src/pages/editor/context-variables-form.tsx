@@ -27,7 +27,10 @@ export function ContextVariablesForm({ config, edit }: { config: AgentConfigDocu
               pointer={`/context/${i}/type`}
               label={t('param.type')}
               value={v.type ?? 'string'}
-              options={['string', 'number', 'integer', 'boolean'].map((x) => ({ value: x, label: x }))}
+              options={(['string', 'number', 'integer', 'boolean'] as const).map((x) => ({
+                value: x,
+                label: t(`param.typeName.${x}`),
+              }))}
               onChange={(x) => edit(['context', i, 'type'], x)}
             />
             <TextField

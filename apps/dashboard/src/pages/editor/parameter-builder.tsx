@@ -108,7 +108,7 @@ function ParamRowEditor({ id, row, index, onChange, onRemove, issues }: RowProps
           {row.type === '' ? <option value="">{t('param.typeOther')}</option> : null}
           {PARAM_TYPES.map((type) => (
             <option key={type} value={type}>
-              {type}
+              {t(`param.typeName.${type}`)}
             </option>
           ))}
         </select>

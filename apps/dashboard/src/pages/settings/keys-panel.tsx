@@ -1,6 +1,6 @@
 import { ProblemError } from '@agentry/contract';
 import type { ApiKeyCreated, NewApiKeyBody } from '@agentry/contract/schemas';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, Fragment, useState } from 'react';
 import { keysApi, SCOPE_RESOURCES } from '../../api/settings-api.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { CopyField } from '../../components/copy-field.tsx';
@@ -15,16 +15,21 @@ import { useLoad } from '../../components/use-load.ts';
 import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { OriginsField, originList } from './origins-field.tsx';
+import { canShowKey, PublishableKeyValue, ShowKeyButton } from './publishable-key-value.tsx';
 
 const KINDS = ['secret', 'publishable'] as const;
 
-/** Tenant API keys: create (shown once), list by prefix with last use, revoke. */
+/**
+ * Tenant API keys: create (secret keys shown once; publishable keys can be shown again from the
+ * list), list by prefix with last use, revoke.
+ */
 export function KeysPanel() {
   const { t, lang } = useI18n();
   const keys = useLoad(() => keysApi.list());
   const [created, setCreated] = useState<ApiKeyCreated>();
   const revoke = useAction();
   const [showRevoked, setShowRevoked] = useState(false);
+  const [shownKey, setShownKey] = useState<string>();
   const rows = keys.data?.filter((k) => showRevoked || !k.revoked_at);
   return (
     <div className="stack">
@@ -38,7 +43,7 @@ export function KeysPanel() {
       {created ? (
         <div className="card banner-ok created-key" id="created-key" role="status">
           <h3>{t('keys.createdTitle', { prefix: created.prefix })}</h3>
-          <p>{t('keys.shownOnce')}</p>
+          <p>{t(created.kind === 'secret' ? 'keys.shownOnce' : 'keys.showAgain')}</p>
           <CopyField id="created-key-value" label={t('keys.value')} value={created.key} />
           <button type="button" className="secondary small" onClick={() => setCreated(undefined)}>
             {t('keys.stored')}
@@ -67,48 +72,66 @@ export function KeysPanel() {
             actions
           >
             {shown.map((k) => (
-              <tr key={k.id} data-key={k.prefix} className={k.revoked_at ? 'revoked' : undefined}>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td>{k.name ?? <span className="muted">—</span>}</td>
-                <td>{t(k.kind === 'secret' ? 'keys.secret' : 'keys.publishable')}</td>
-                <td>
-                  <span className="grants-list">
-                    {k.kind === 'secret'
-                      ? k.scopes.map((s) => (
-                          <span key={s} className="chip">
-                            {s === '*' ? t('keys.allScopes') : s}
-                          </span>
-                        ))
-                      : k.allowed_origins.map((o) => (
-                          <span key={o} className="chip chip-context">
-                            {o}
-                          </span>
-                        ))}
-                  </span>
-                </td>
-                <td>{formatDate(lang, k.created_at)}</td>
-                <td>{formatDate(lang, k.last_used_at, t('keys.never'))}</td>
-                <td>
-                  {k.revoked_at ? (
-                    <span className="badge badge-error">{t('keys.revoked')}</span>
-                  ) : (
-                    <ConfirmButton
-                      id={`revoke-${k.prefix}`}
-                      label={t('keys.revoke')}
-                      question={t('keys.revokeQuestion', { prefix: k.prefix })}
-                      confirmLabel={t('keys.revokeConfirm')}
-                      onConfirm={() =>
-                        revoke.run(async () => {
-                          await keysApi.revoke(k.id);
-                          await keys.reload();
-                        })
-                      }
-                    />
-                  )}
-                </td>
-              </tr>
+              <Fragment key={k.id}>
+                <tr data-key={k.prefix} className={k.revoked_at ? 'revoked' : undefined}>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{k.name ?? <span className="muted">—</span>}</td>
+                  <td>{t(k.kind === 'secret' ? 'keys.secret' : 'keys.publishable')}</td>
+                  <td>
+                    <span className="grants-list">
+                      {k.kind === 'secret'
+                        ? k.scopes.map((s) => (
+                            <span key={s} className="chip">
+                              {s === '*' ? t('keys.allScopes') : s}
+                            </span>
+                          ))
+                        : k.allowed_origins.map((o) => (
+                            <span key={o} className="chip chip-context">
+                              {o}
+                            </span>
+                          ))}
+                    </span>
+                  </td>
+                  <td>{formatDate(lang, k.created_at)}</td>
+                  <td>{formatDate(lang, k.last_used_at, t('keys.never'))}</td>
+                  <td>
+                    {k.revoked_at ? (
+                      <span className="badge badge-error">{t('keys.revoked')}</span>
+                    ) : (
+                      <span className="inline">
+                        {canShowKey(k) ? (
+                          <ShowKeyButton
+                            id={`show-${k.prefix}`}
+                            shown={shownKey === k.id}
+                            onToggle={() => setShownKey(shownKey === k.id ? undefined : k.id)}
+                          />
+                        ) : null}
+                        <ConfirmButton
+                          id={`revoke-${k.prefix}`}
+                          label={t('keys.revoke')}
+                          question={t('keys.revokeQuestion', { prefix: k.prefix })}
+                          confirmLabel={t('keys.revokeConfirm')}
+                          onConfirm={() =>
+                            revoke.run(async () => {
+                              await keysApi.revoke(k.id);
+                              await keys.reload();
+                            })
+                          }
+                        />
+                      </span>
+                    )}
+                  </td>
+                </tr>
+                {shownKey === k.id && canShowKey(k) ? (
+                  <tr className="key-value-row">
+                    <td colSpan={7}>
+                      <PublishableKeyValue apiKey={k} id={`key-value-${k.prefix}`} />
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
             ))}
           </ListTable>
         )}

@@ -1,5 +1,6 @@
+import { WIDGET_DEFAULT_COLORS } from '@agentry/contract';
 import type { Agent } from '@agentry/contract/schemas';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { apiBase } from '../../api/api-base.ts';
 import { keysApi } from '../../api/settings-api.ts';
@@ -11,15 +12,18 @@ import { Loaded } from '../../components/loaded.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { useLoad } from '../../components/use-load.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
+import { routeHref } from '../../router/routes.ts';
 import { OriginsField, originList } from './origins-field.tsx';
+import { PublishableKeyValue, ShowKeyButton } from './publishable-key-value.tsx';
 import { WidgetPreview } from './widget-preview.tsx';
-import { HEX_COLOR, type ThemeForm, themeForm, withTheme } from './widget-theme.ts';
+import { HEX_COLOR, pickerColor, type ThemeForm, themeForm, withTheme } from './widget-theme.ts';
 
 const PREVIEW_KEY = (agentId: string) => `agentry.widgetKey.${agentId}`;
 
 /**
- * The chat widget of one agent: its theme (saved as a new published version), the publishable
- * keys and origins it may be used from, a live preview with the real /widget.js, and the embed code.
+ * The chat widget of one agent: its theme (saved to the draft, like every other change, so it can
+ * be tried in the playground and published from the editor), the publishable keys and origins it
+ * may be used from, a live preview with the real /widget.js, and the embed code.
  */
 export function WidgetPanel() {
   const { t } = useI18n();
@@ -55,15 +59,8 @@ export function WidgetPanel() {
       {agent ? (
         <div className="widget-layout">
           <div className="stack">
-            <ThemeEditor
-              key={agent.id}
-              agent={agent}
-              onPublished={() => {
-                void agents.reload();
-                setReload((n) => n + 1);
-              }}
-            />
-            <WidgetKeys agent={agent} onKey={keepKey} />
+            <ThemeEditor key={agent.id} agent={agent} onSaved={() => void agents.reload()} />
+            <WidgetKeys agent={agent} onKey={keepKey} hasPreviewKey={previewKey !== ''} />
           </div>
           <div className="stack">
             <WidgetPreview
@@ -81,13 +78,17 @@ export function WidgetPanel() {
   );
 }
 
-function ThemeEditor({ agent, onPublished }: { agent: Agent; onPublished: () => void }) {
+/**
+ * The widget's look, edited on the agent's draft (its latest version) and saved as a new draft
+ * version: publishing stays in the editor, after the playground, as for every other change.
+ */
+function ThemeEditor({ agent, onSaved }: { agent: Agent; onSaved: () => void }) {
   const { t } = useI18n();
-  const base = agent.published_version ?? agent.latest_version;
-  const version = useLoad(() => agentsApi.version(agent.id, base));
+  const base = agent.latest_version;
+  const version = useLoad(() => agentsApi.version(agent.id, base), { key: base });
   const [form, setForm] = useState<ThemeForm>();
-  const [notice, setNotice] = useState('');
-  const publish = useAction();
+  const [saved, setSaved] = useState<number>();
+  const save = useAction();
   useEffect(() => {
     if (version.data?.config) setForm(themeForm(version.data.config.widget));
   }, [version.data]);
@@ -98,11 +99,11 @@ function ThemeEditor({ agent, onPublished }: { agent: Agent; onPublished: () => 
     event.preventDefault();
     const config = version.data?.config;
     if (!config) return;
-    setNotice('');
-    void publish.run(async () => {
-      const saved = await agentsApi.addVersion(agent.id, withTheme(config, form), true);
-      setNotice(t('widget.publishedNotice', { version: saved.version }));
-      onPublished();
+    setSaved(undefined);
+    void save.run(async () => {
+      const draft = await agentsApi.addVersion(agent.id, withTheme(config, form), false);
+      setSaved(draft.version);
+      onSaved();
     });
   };
   return (
@@ -141,13 +142,13 @@ function ThemeEditor({ agent, onPublished }: { agent: Agent; onPublished: () => 
                     type="color"
                     className="swatch"
                     aria-label={t('widget.pick', { name: t(`widget.color.${k}`) })}
-                    value={HEX_COLOR.test(form[k]) && form[k].length === 7 ? form[k] : '#ffffff'}
+                    value={pickerColor(form[k], k)}
                     onChange={(e) => set({ [k]: e.target.value })}
                   />
                   <input
                     {...control}
                     value={form[k]}
-                    placeholder={t('widget.colorDefault')}
+                    placeholder={t('widget.colorDefault', { color: WIDGET_DEFAULT_COLORS[k] })}
                     spellCheck={false}
                     onChange={(e) => set({ [k]: e.target.value })}
                   />
@@ -175,27 +176,52 @@ function ThemeEditor({ agent, onPublished }: { agent: Agent; onPublished: () => 
           <textarea {...control} rows={3} value={form.questions} onChange={(e) => set({ questions: e.target.value })} />
         )}
       </LabelledField>
-      <ErrorBanner error={publish.error} />
-      <button type="submit" id="widget-publish" disabled={publish.busy || badColor.length > 0}>
-        {t('widget.publish')}
+      <ErrorBanner error={save.error} />
+      <button type="submit" id="widget-save" disabled={save.busy || badColor.length > 0}>
+        {t('widget.save')}
       </button>
       <p className="banner-ok notice" role="status" id="widget-notice">
-        {notice}
+        {saved === undefined ? null : (
+          <>
+            {t('widget.savedNotice', { version: saved })}{' '}
+            <a href={routeHref({ name: 'agent', id: agent.id, tab: 'playground' })} id="widget-open-editor">
+              {t('widget.openEditor')}
+            </a>
+          </>
+        )}
       </p>
     </form>
   );
 }
 
-/** The agent's publishable keys with their origins, and a form to make one (its value is shown once). */
-function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => void }) {
+/** The agent's publishable keys with their origins (and values, to owners and editors), and a form to make one. */
+function WidgetKeys({
+  agent,
+  onKey,
+  hasPreviewKey,
+}: {
+  agent: Agent;
+  onKey: (key: string) => void;
+  hasPreviewKey: boolean;
+}) {
   const { t } = useI18n();
   const keys = useLoad(() => keysApi.list());
   const [origins, setOrigins] = useState(window.location.origin);
   const [created, setCreated] = useState('');
+  const [shownKey, setShownKey] = useState<string>();
   const create = useAction();
   const mine = (keys.data ?? []).filter(
     (k) => k.kind === 'publishable' && !k.revoked_at && k.agents.includes(agent.id),
   );
+  // A kept key that allows this dashboard's origin previews the widget without pasting anything
+  // (offered once: a preview key the user clears stays cleared).
+  const usable = mine.find((k) => k.key && k.allowed_origins.includes(window.location.origin))?.key;
+  const offered = useRef(false);
+  useEffect(() => {
+    if (offered.current || !usable) return;
+    offered.current = true;
+    if (!hasPreviewKey) onKey(usable);
+  }, [hasPreviewKey, usable, onKey]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void create.run(async () => {
@@ -217,13 +243,23 @@ function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => vo
       {mine.length === 0 ? <p className="muted">{t('widget.noKeys')}</p> : null}
       <ul className="plain-list" id="widget-keys">
         {mine.map((k) => (
-          <li key={k.id}>
-            <code>{k.prefix}…</code>{' '}
-            {k.allowed_origins.map((o) => (
-              <span key={o} className="chip chip-context">
-                {o}
-              </span>
-            ))}
+          <li key={k.id} className="stack-tight">
+            <span className="inline wrap">
+              <code>{k.prefix}…</code>
+              {k.allowed_origins.map((o) => (
+                <span key={o} className="chip chip-context">
+                  {o}
+                </span>
+              ))}
+              {k.key !== undefined ? (
+                <ShowKeyButton
+                  id={`widget-show-${k.prefix}`}
+                  shown={shownKey === k.id}
+                  onToggle={() => setShownKey(shownKey === k.id ? undefined : k.id)}
+                />
+              ) : null}
+            </span>
+            {shownKey === k.id ? <PublishableKeyValue apiKey={k} id={`widget-key-${k.prefix}`} /> : null}
           </li>
         ))}
       </ul>
@@ -242,7 +278,7 @@ function WidgetKeys({ agent, onKey }: { agent: Agent; onKey: (key: string) => vo
       </form>
       {created ? (
         <div className="banner-ok created-key" role="status">
-          <p>{t('keys.shownOnce')}</p>
+          <p>{t('keys.showAgain')}</p>
           <CopyField id="widget-key-value" label={t('keys.value')} value={created} />
         </div>
       ) : null}

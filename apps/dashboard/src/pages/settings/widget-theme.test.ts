@@ -1,5 +1,6 @@
+import { WIDGET_DEFAULT_COLORS } from '@agentry/contract';
 import { describe, expect, it } from 'vitest';
-import { embedSnippet, previewDocument, themeForm, withTheme } from './widget-theme.ts';
+import { embedSnippet, pickerColor, previewDocument, themeForm, withTheme } from './widget-theme.ts';
 
 describe('widget theme form', () => {
   const config = {
@@ -40,5 +41,15 @@ describe('widget theme form', () => {
     });
     expect(html).toContain('data-key="pk&quot;>&lt;b>"');
     expect(html).not.toContain('<i>');
+  });
+
+  it('shows the colour the widget will use: the default when unset or invalid, #rgb expanded', () => {
+    expect(pickerColor('', 'primary')).toBe(WIDGET_DEFAULT_COLORS.primary);
+    expect(pickerColor('', 'primary')).toBe('#2563eb');
+    expect(pickerColor('', 'background')).toBe('#ffffff');
+    expect(pickerColor('', 'text')).toBe('#1f2937');
+    expect(pickerColor('#12', 'text')).toBe(WIDGET_DEFAULT_COLORS.text);
+    expect(pickerColor('#0A7', 'primary')).toBe('#00aa77');
+    expect(pickerColor(' #1A73E8 ', 'primary')).toBe('#1a73e8');
   });
 });

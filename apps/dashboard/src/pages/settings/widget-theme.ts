@@ -1,4 +1,4 @@
-import type { AgentConfigDocument, WidgetConfig } from '@agentry/contract';
+import { type AgentConfigDocument, WIDGET_DEFAULT_COLORS, type WidgetConfig } from '@agentry/contract';
 
 /** What the theme form edits, as plain strings (empty = not set). */
 export interface ThemeForm {
@@ -12,6 +12,24 @@ export interface ThemeForm {
 }
 
 export const HEX_COLOR = /^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
+
+export type ThemeColor = 'primary' | 'background' | 'text';
+
+/**
+ * The colour the widget will use, as `#rrggbb` for an `<input type="color">` (which takes no other
+ * form): the form's value when it is a valid hex colour (`#rgb` expanded), else the widget's default,
+ * so an unset colour shows what visitors will see rather than the picker's black or white.
+ *
+ * @example
+ * pickerColor('', 'primary'); // '#2563eb' (the widget's default blue)
+ * pickerColor('#0a7', 'primary'); // '#00aa77'
+ */
+export function pickerColor(value: string, color: ThemeColor): string {
+  const hex = value.trim();
+  if (!HEX_COLOR.test(hex)) return WIDGET_DEFAULT_COLORS[color];
+  const full = hex.length === 4 ? `#${[...hex.slice(1)].map((c) => c + c).join('')}` : hex;
+  return full.toLowerCase();
+}
 
 export function themeForm(widget: WidgetConfig | undefined): ThemeForm {
   return {
