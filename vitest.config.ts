@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -8,6 +8,9 @@ export default defineConfig({
       'infra/**/*.test.ts',
       'apps/*/e2e/**/*.e2e.test.ts',
     ],
+    // The README's commands on a fresh copy (install, build, start twice: minutes) run on their own:
+    // `pnpm test:readme`, which CI runs after the suite.
+    exclude: [...configDefaults.exclude, ...(process.env.AGENTRY_README_TEST ? [] : ['infra/readme-commands.test.ts'])],
     globalSetup: ['packages/testkit/src/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

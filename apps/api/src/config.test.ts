@@ -65,3 +65,20 @@ describe('settings the API and the worker read alike', () => {
     expect(() => readApiConfig({ ...SERVER, WAITING_RUN_TTL_SECONDS: '0' }, false)).toThrow(/WAITING_RUN_TTL_SECONDS/);
   });
 });
+
+describe('the embedded mode’s first hour', () => {
+  it('answers with the demo model and lets tools reach loopback, unless told not to; the server mode never', () => {
+    const embedded = readApiConfig({}, true);
+    expect(embedded.models.demo).toBe(true);
+    expect(embedded.egressAllowlist).toEqual(['127.0.0.0/8', '::1/128']);
+    const off = readApiConfig(
+      { DEMO_MODEL: 'false', EGRESS_ALLOW_LOOPBACK: 'false', EGRESS_ALLOWLIST: '10.0.0.0/8' },
+      true,
+    );
+    expect(off.models.demo).toBeUndefined();
+    expect(off.egressAllowlist).toEqual(['10.0.0.0/8']);
+    const server = readApiConfig(SERVER, false);
+    expect(server.models.demo).toBeUndefined();
+    expect(server.egressAllowlist).toEqual([]);
+  });
+});

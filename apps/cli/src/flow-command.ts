@@ -1,9 +1,8 @@
 import type { ToolExecutor } from '@agentry/agent';
-import { checkAgentConfig, compileAgent, maskedValues, maskSecrets } from '@agentry/config';
+import { compileAgent, maskedValues, maskSecrets } from '@agentry/config';
 import { compileFlows, type FlowState, matchTrigger, runFlowTurn, startFlowState } from '@agentry/flows';
-import { formatIssues } from './format-issues.ts';
 import { exitCode, type Io } from './io.ts';
-import { readConfigFile } from './read-config-file.ts';
+import { loadValidConfig } from './read-config-file.ts';
 
 export interface FlowOptions {
   json: boolean;
@@ -42,12 +41,8 @@ export async function flowCommand(positionals: string[], options: FlowOptions, i
     io.err("usage: agentry flow <file> '<message>'… [--result tool='<json>']… [--json]\n");
     return exitCode.unreadable;
   }
-  const read = await readConfigFile(file);
-  if (read.kind === 'unreadable') return fail(io, `✗ ${file}: ${read.message}\n`, exitCode.unreadable);
-  if (read.kind === 'invalid_json') return fail(io, `✗ ${file}:\n${formatIssues([read.issue])}\n`, exitCode.invalid);
-  const loaded = checkAgentConfig(read.document);
-  if (!loaded.ok)
-    return fail(io, `✗ ${file} is not a valid config:\n${formatIssues(loaded.issues)}\n`, exitCode.invalid);
+  const loaded = await loadValidConfig(file, io);
+  if (!loaded.ok) return loaded.code;
   const flows = compileFlows(loaded.config.flows ?? []);
   if (flows.length === 0) return fail(io, `✗ ${file} has no flows\n`, exitCode.invalid);
   let results: Record<string, unknown>;

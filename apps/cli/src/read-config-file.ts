@@ -1,5 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { type AgentConfig, checkAgentConfig } from '@agentry/config';
 import type { FieldIssue } from '@agentry/errors';
+import { formatIssues } from './format-issues.ts';
+import { exitCode, type Io } from './io.ts';
 
 export type ReadResult =
   | { kind: 'ok'; document: unknown }
@@ -32,4 +35,35 @@ export async function readConfigFile(file: string): Promise<ReadResult> {
       issue: { path: '', code: 'invalid_json', message: `the file is not valid JSON: ${detail}` },
     };
   }
+}
+
+/** A config file read and checked, or the exit code after its problem was written to `err`. */
+export type LoadedConfig =
+  | { ok: true; config: AgentConfig; hash: string }
+  | { ok: false; code: (typeof exitCode)[keyof typeof exitCode] };
+
+/**
+ * Reads a config file and checks it as an upload would, writing why it cannot be used (exit 2 when
+ * unreadable, 1 when not JSON or not a valid config).
+ *
+ * @example
+ * const loaded = await loadValidConfig('configs/leave-request.json', io);
+ * if (!loaded.ok) return loaded.code;
+ */
+export async function loadValidConfig(file: string, io: Io): Promise<LoadedConfig> {
+  const read = await readConfigFile(file);
+  if (read.kind === 'unreadable') {
+    io.err(`✗ ${file}: ${read.message}\n`);
+    return { ok: false, code: exitCode.unreadable };
+  }
+  if (read.kind === 'invalid_json') {
+    io.err(`✗ ${file}:\n${formatIssues([read.issue])}\n`);
+    return { ok: false, code: exitCode.invalid };
+  }
+  const loaded = checkAgentConfig(read.document);
+  if (!loaded.ok) {
+    io.err(`✗ ${file} is not a valid config:\n${formatIssues(loaded.issues)}\n`);
+    return { ok: false, code: exitCode.invalid };
+  }
+  return { ok: true, config: loaded.config, hash: loaded.hash };
 }

@@ -1,8 +1,8 @@
-import { checkAgentConfig, compileAgent, maskedValues, maskSecrets, type RenderedRequest } from '@agentry/config';
+import { compileAgent, maskedValues, maskSecrets, type RenderedRequest } from '@agentry/config';
 import { isAppError } from '@agentry/errors';
 import { formatIssues } from './format-issues.ts';
 import { exitCode, type Io } from './io.ts';
-import { readConfigFile } from './read-config-file.ts';
+import { loadValidConfig } from './read-config-file.ts';
 
 export interface RenderOptions {
   json: boolean;
@@ -37,12 +37,8 @@ export async function renderCommand(positionals: string[], options: RenderOption
     );
     return exitCode.unreadable;
   }
-  const read = await readConfigFile(file);
-  if (read.kind === 'unreadable') return fail(io, `✗ ${file}: ${read.message}\n`, exitCode.unreadable);
-  if (read.kind === 'invalid_json') return fail(io, `✗ ${file}:\n${formatIssues([read.issue])}\n`, exitCode.invalid);
-  const loaded = checkAgentConfig(read.document);
-  if (!loaded.ok)
-    return fail(io, `✗ ${file} is not a valid config:\n${formatIssues(loaded.issues)}\n`, exitCode.invalid);
+  const loaded = await loadValidConfig(file, io);
+  if (!loaded.ok) return loaded.code;
   const agent = compileAgent(loaded.config, loaded.hash);
   const tool = agent.tools.find((t) => t.name === toolName);
   if (!tool) {

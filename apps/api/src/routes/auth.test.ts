@@ -22,6 +22,7 @@ describe.each(accountModes)('dashboard sign-in (%s)', (mode) => {
       object: 'session',
       user: { id: expect.any(String), email: 'owner@acme.test', name: null, email_verified: true },
       mail_enabled: true,
+      demo_model: false,
       memberships: [{ tenant_id: tenant.id, tenant_name: 'Acme', role: 'owner' }],
       csrf_token: expect.any(String),
     });

@@ -18,6 +18,19 @@ export const DEMO_TENANT_HEADER = 'x-agentry-tenant';
  */
 export function demoEndpointRoutes(contacts: DemoContacts) {
   const app = new Hono();
+  app.post(
+    '/contacts',
+    doc({
+      operationId: 'saveDemoContact',
+      tag: 'Demo',
+      summary: 'The demo agent’s tool endpoint: records a contact for the tenant it names (embedded mode only)',
+      description: `Names its tenant in \`${DEMO_TENANT_HEADER}\`; keeps at most 100 contacts per tenant, in memory.`,
+      auth: 'public',
+      body: { schema: DemoContactBodySchema, example: { email: 'kim@example.com', name: 'Kim' } },
+      responses: { 201: { description: 'Saved', schema: ref('DemoContactSaved') } },
+      errors: ['validation_failed', 'invalid_json'],
+    }),
+  );
   app.post('/contacts', async (c) => {
     const tenantId = c.req.header(DEMO_TENANT_HEADER) ?? '';
     if (!isId(tenantId)) {

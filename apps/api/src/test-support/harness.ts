@@ -137,6 +137,11 @@ export async function startHarness(
       RUN_WAIT_MS: '20000',
       // The fake model and tool endpoints listen on loopback, which the egress guard refuses by default.
       EGRESS_ALLOWLIST: '127.0.0.1',
+      // The embedded mode allows all of loopback by default; tests hold it to the one address above,
+      // so the guard's refusals (127.0.0.2, …) are tested as in production.
+      EGRESS_ALLOW_LOOPBACK: 'false',
+      // Without a model the embedded mode would answer with the demo model: tests say which model they want.
+      DEMO_MODEL: 'false',
       // Workers pick a free metrics port, so several can run at once.
       METRICS_PORT: '0',
       ...providerEnv(provider, llm),

@@ -18,6 +18,7 @@ describe('the API schemas', () => {
       ...['Usage', 'AuditEvent', 'AuditEventList', 'WidgetBootstrap', 'ChatCompletion', 'ModelList'],
       ...['Health', 'Readiness', 'Session', 'Member', 'MemberList', 'Invitation', 'InvitationCreated'],
       ...['InvitationList', 'PasswordResetRequested', 'WebhookDelivery', 'WebhookDeliveryList', 'ToolImportResult'],
+      ...['DemoContactBody', 'DemoContact', 'DemoContactSaved', 'DemoContactList'],
     ]);
   });
 
