@@ -59,7 +59,8 @@ export function demoContactRoutes(contacts: DemoContacts) {
       responses: { 200: { description: 'The contacts', schema: ref('DemoContactList') } },
       errors: [],
     }),
-    (c) => c.json({ object: 'list', data: contacts.list(c.var.tenant.id) }),
+    // At most 100 per tenant: one page, no cursor.
+    (c) => c.json({ object: 'list', data: contacts.list(c.var.tenant.id), next_cursor: null }),
   );
   return app;
 }
