@@ -1,19 +1,16 @@
-import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   createTenant,
   type Harness,
-  type Mode,
   rowCounts,
+  runModes,
   seedConfig,
   startHarness,
   waitForRun,
 } from './test-support/harness.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[durable-runs] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
+const modes = runModes('durable-runs');
 
 describe.each(modes)('conversations are serialised and runs cancellable (%s)', (mode) => {
   let h: Harness;

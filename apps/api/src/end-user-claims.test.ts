@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { getRun } from '@agentry/db';
-import { availableServices } from '@agentry/testkit';
 import { SignJWT } from 'jose';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,8 +8,8 @@ import {
   ADMIN_TOKEN,
   call,
   type Harness,
-  type Mode,
   readSse,
+  runModes,
   startHarness,
   visitorCalls,
   waitForRun,
@@ -24,9 +23,7 @@ import {
  * model reads the agent's sign-in message.
  */
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[end-user-claims] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
+const modes = runModes('end-user-claims');
 
 const SIGNING_SECRET = `eu-signing-${randomBytes(12).toString('hex')}`;
 const ORIGIN = 'https://shop.example';

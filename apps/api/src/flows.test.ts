@@ -1,19 +1,16 @@
-import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaveConfig } from './test-support/flow-configs.ts';
 import {
   call,
   createTenant,
   type Harness,
-  type Mode,
   readSse,
+  runModes,
   startHarness,
   waitForRun,
 } from './test-support/harness.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[flows] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
+const modes = runModes('flows');
 
 describe.each(modes)('flows (%s)', (mode) => {
   let h: Harness;

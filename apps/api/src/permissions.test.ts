@@ -1,19 +1,17 @@
-import { availableServices, startTestMcpServer, type TestMcpServer } from '@agentry/testkit';
+import { startTestMcpServer, type TestMcpServer } from '@agentry/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { leaveConfig } from './test-support/flow-configs.ts';
 import {
   call,
   createTenant,
   type Harness,
-  type Mode,
   readSse,
+  runModes,
   startHarness,
   waitForRun,
 } from './test-support/harness.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[permissions] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
+const modes = runModes('permissions');
 
 const DENIED = 'Refunds are handled by billing@example.com; tell the customer to write there.';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { availableServices, testServices } from '@agentry/testkit';
+import { testServices } from '@agentry/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, call, type Harness, type Mode, readSse, startHarness } from './test-support/harness.ts';
+import { ADMIN_TOKEN, call, type Harness, readSse, runModes, startHarness } from './test-support/harness.ts';
 
 /**
  * Cached tool results (issue 19), end to end: the fake model calls a tool with `cache: { ttl }`
@@ -11,9 +11,7 @@ import { ADMIN_TOKEN, call, type Harness, type Mode, readSse, startHarness } fro
  * scanned for the tenant secret the request carried.
  */
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[tool-cache] NOTICE: Postgres or Redis unavailable: the Redis (production) cases are SKIPPED.');
+const modes = runModes('tool-cache');
 
 const SECRET = `sk-live-${randomBytes(12).toString('hex')}`;
 const TTL = 3;

@@ -1,20 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   createTenant,
   type Harness,
-  type Mode,
   readSse,
+  runModes,
   seedConfig,
   startHarness,
   waitForRun,
 } from './test-support/harness.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[waiting-runs] NOTICE: Postgres or Redis unavailable: the BullMQ cases are SKIPPED.');
+const modes = runModes('waiting-runs');
 
 const PRIMES =
   'let s=0;for(let n=2;n<1000;n++){let p=true;for(let d=2;d*d<=n;d++)if(n%d===0){p=false;break}if(p)s+=n}s';

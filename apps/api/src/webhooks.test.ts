@@ -1,24 +1,17 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import {
-  availableServices,
-  type RecordedHttpRequest,
-  type RecordingServer,
-  startRecordingServer,
-} from '@agentry/testkit';
+import { type RecordedHttpRequest, type RecordingServer, startRecordingServer } from '@agentry/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   call,
   createTenant,
   type Harness,
-  type Mode,
+  runModes,
   seedConfig,
   startHarness,
   waitForRun,
 } from './test-support/harness.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[webhooks] NOTICE: Postgres or Redis unavailable: the production-mode cases are SKIPPED.');
+const modes = runModes('webhooks');
 
 const WHSEC = `whsec_${randomBytes(24).toString('base64')}`;
 const CRM_TOKEN = 'crm-token-never-in-webhooks';

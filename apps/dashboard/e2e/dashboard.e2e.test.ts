@@ -11,7 +11,6 @@
  * test-artifacts/dashboard/ and their paths are printed.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ALL_SCOPES } from '@agentry/contract';
@@ -19,11 +18,11 @@ import { chromiumLaunchOptions, demoResponder, type FakeRequest, type FakeTurn, 
 import { sql } from 'drizzle-orm';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
-import { afterAll, describe, it } from 'vitest';
 import { withSystemScope } from '../../../packages/db/src/index.ts';
 import { invitationToken, linkToken } from '../../api/src/test-support/accounts.ts';
 import { ADMIN_TOKEN, call, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
+import { browserSuite } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { startStaticServer } from './static-server.ts';
 import { walkthrough } from './walkthrough.ts';
@@ -32,7 +31,6 @@ const appDir = fileURLToPath(new URL('../', import.meta.url));
 const widgetDir = fileURLToPath(new URL('../../widget/', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard');
-const CHROMIUM = chromiumLaunchOptions().executablePath;
 const TOOL = 'save_customer_information';
 const EMAIL = 'owner@acme.example';
 const PASSWORD = 'correct horse battery';
@@ -549,18 +547,11 @@ async function main(): Promise<void> {
   assert.deepEqual(consoleErrors, [], 'no uncaught errors in the page');
 }
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard e2e] NOTICE: no Chromium at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install -y chromium).`,
-  );
-}
-
-describe.runIf(hasChromium)('the dashboard in Chromium, against the real API', () => {
-  afterAll(async () => {
-    for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
-  });
-  it('signs in, builds the demo-booking agent through the form, tests its tool, chats, publishes, rolls back, and runs the settings, usage and approval screens', async () => {
-    await main();
-  }, 360_000);
-});
+browserSuite(
+  'dashboard e2e',
+  'the dashboard in Chromium, against the real API',
+  'signs in, builds the demo-booking agent through the form, tests its tool, chats, publishes, rolls back, and runs the settings, usage and approval screens',
+  main,
+  cleanup,
+  360_000,
+);

@@ -11,21 +11,17 @@
  * Screenshots go to test-artifacts/dashboard-editor-safety/.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumLaunchOptions } from '@agentry/testkit';
 import { chromium, type Dialog, type Page } from 'playwright-core';
-import { afterAll, describe, it } from 'vitest';
-import { invitationToken } from '../../api/src/test-support/accounts.ts';
-import { ADMIN_TOKEN, call, type Harness, startHarness } from '../../api/src/test-support/harness.ts';
+import { type Harness, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
+import { browserSuite } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard-editor-safety');
-const CHROMIUM = chromiumLaunchOptions().executablePath;
 const EMAIL = 'editor-owner@northwind.example';
 const PASSWORD = 'correct horse battery';
 
@@ -41,24 +37,13 @@ const BODY = ['zip', 'email', 'id'];
 
 /** A tenant and its owner, signed in through the API: the session cookie. */
 async function seed(h: Harness): Promise<{ key: string; session: string }> {
-  const tenant = await call(h, 'POST', '/v1/tenants', {
-    key: ADMIN_TOKEN,
-    body: { name: 'Northwind', owner_email: EMAIL },
+  const { key, session } = await signedInOwner(h, {
+    tenant: 'Northwind',
+    email: EMAIL,
+    password: PASSWORD,
+    name: 'Hana',
   });
-  assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
-  const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
-    body: { token: await invitationToken(h, EMAIL, tenant.json.owner_invitation), password: PASSWORD, name: 'Hana' },
-  });
-  assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
-  const login = await fetch(`${h.platform.url}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-  });
-  assert.equal(login.status, 200);
-  const session = /agentry_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
-  assert.ok(session, 'the login set the session cookie');
-  return { key: tenant.json.api_key.key, session };
+  return { key, session };
 }
 
 /** The keys of a key/value editor's rows, top to bottom. */
@@ -289,18 +274,11 @@ async function main(): Promise<void> {
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
 }
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard editor e2e] NOTICE: no Chromium at ${CHROMIUM}: this browser test is SKIPPED (apt-get install -y chromium).`,
-  );
-}
-
-describe.runIf(hasChromium)('the agent editor keeps a non-developer’s work, in Chromium against the real API', () => {
-  afterAll(async () => {
-    for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
-  });
-  it('validates by label after touch or save, keeps row order, guards unsaved edits and rolls back clearly', async () => {
-    await main();
-  }, 240_000);
-});
+browserSuite(
+  'dashboard editor e2e',
+  'the agent editor keeps a non-developer’s work, in Chromium against the real API',
+  'validates by label after touch or save, keeps row order, guards unsaved edits and rolls back clearly',
+  main,
+  cleanup,
+  240_000,
+);

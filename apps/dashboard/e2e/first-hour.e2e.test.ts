@@ -11,23 +11,19 @@
  * Screenshots go to test-artifacts/dashboard-first-hour/.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIDGET_DEFAULT_COLORS } from '@agentry/contract';
-import { chromiumLaunchOptions } from '@agentry/testkit';
 import { sql } from 'drizzle-orm';
 import { chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, describe, it } from 'vitest';
 import { withSystemScope } from '../../../packages/db/src/index.ts';
-import { invitationToken } from '../../api/src/test-support/accounts.ts';
-import { ADMIN_TOKEN, call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
+import { call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
+import { browserSuite } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard-first-hour');
-const CHROMIUM = chromiumLaunchOptions().executablePath;
 const EMAIL = 'newcomer@acme.example';
 const PASSWORD = 'correct horse battery';
 const FIRST_MESSAGE = 'Can I book a demo for next Tuesday afternoon? We are a team of twelve.';
@@ -45,13 +41,7 @@ interface Seeded {
 
 /** A tenant with its signed-in owner, an agent, keys (one publishable key "from before 0020"), a secret and two conversations. */
 async function seed(h: Harness): Promise<Seeded> {
-  const tenant = await call(h, 'POST', '/v1/tenants', { key: ADMIN_TOKEN, body: { name: 'Acme', owner_email: EMAIL } });
-  assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
-  const key: string = tenant.json.api_key.key;
-  const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
-    body: { token: await invitationToken(h, EMAIL, tenant.json.owner_invitation), password: PASSWORD, name: 'Nia' },
-  });
-  assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
+  const { key, session } = await signedInOwner(h, { tenant: 'Acme', email: EMAIL, password: PASSWORD, name: 'Nia' });
   const agent = await call(h, 'POST', '/v1/agents', { key, body: { config: seedConfig(), publish: true } });
   assert.equal(agent.status, 201, JSON.stringify(agent.json));
   const agentId: string = agent.json.id;
@@ -75,14 +65,6 @@ async function seed(h: Harness): Promise<Seeded> {
   await call(h, 'POST', `/v1/conversations/${known.json.id}/messages`, { key, body: { content: FIRST_MESSAGE } });
   const anonymous = await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agentId } });
   await call(h, 'POST', `/v1/conversations/${anonymous.json.id}/messages`, { key, body: { content: 'hi' } });
-  const login = await fetch(`${h.platform.url}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-  });
-  assert.equal(login.status, 200);
-  const session = /agentry_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
-  assert.ok(session, 'the login set the session cookie');
   return { key, agentId, session, publishable, old, secret };
 }
 
@@ -222,18 +204,11 @@ async function main(): Promise<void> {
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
 }
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard first-hour e2e] NOTICE: no Chromium at ${CHROMIUM}: this browser test is SKIPPED (apt-get install -y chromium).`,
-  );
-}
-
-describe.runIf(hasChromium)('a newcomer’s first hour in the dashboard, in Chromium against the real API', () => {
-  afterAll(async () => {
-    for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
-  });
-  it('shows effective colours, saves the look to the draft, shows publishable keys again, previews conversations, and reads well in Chinese', async () => {
-    await main();
-  }, 240_000);
-});
+browserSuite(
+  'dashboard first-hour e2e',
+  'a newcomer’s first hour in the dashboard, in Chromium against the real API',
+  'shows effective colours, saves the look to the draft, shows publishable keys again, previews conversations, and reads well in Chinese',
+  main,
+  cleanup,
+  240_000,
+);

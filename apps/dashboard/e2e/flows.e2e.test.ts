@@ -10,21 +10,17 @@
  * Screenshots go to test-artifacts/dashboard-flows/.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumLaunchOptions } from '@agentry/testkit';
 import { chromium } from 'playwright-core';
-import { afterAll, describe, it } from 'vitest';
-import { invitationToken } from '../../api/src/test-support/accounts.ts';
-import { ADMIN_TOKEN, call, type Harness, startHarness } from '../../api/src/test-support/harness.ts';
+import { call, type Harness, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
+import { browserSuite } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard-flows');
-const CHROMIUM = chromiumLaunchOptions().executablePath;
 const EMAIL = 'flow-owner@northwind.example';
 const PASSWORD = 'correct horse battery';
 const TRIGGER = 'I want to make a leave request';
@@ -60,26 +56,14 @@ function hrConfig(endpoint: string) {
 
 /** A tenant, its owner signed in through the API, and the HR agent. */
 async function seed(h: Harness): Promise<{ key: string; agentId: string; session: string }> {
-  const tenant = await call(h, 'POST', '/v1/tenants', {
-    key: ADMIN_TOKEN,
-    body: { name: 'Northwind', owner_email: EMAIL },
+  const { key, session } = await signedInOwner(h, {
+    tenant: 'Northwind',
+    email: EMAIL,
+    password: PASSWORD,
+    name: 'Hana',
   });
-  assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
-  const key: string = tenant.json.api_key.key;
-  const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
-    body: { token: await invitationToken(h, EMAIL, tenant.json.owner_invitation), password: PASSWORD, name: 'Hana' },
-  });
-  assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
   const agent = await call(h, 'POST', '/v1/agents', { key, body: { config: hrConfig(h.endpoint.url), publish: true } });
   assert.equal(agent.status, 201, JSON.stringify(agent.json));
-  const login = await fetch(`${h.platform.url}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-  });
-  assert.equal(login.status, 200);
-  const session = /agentry_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
-  assert.ok(session, 'the login set the session cookie');
   return { key, agentId: agent.json.id, session };
 }
 
@@ -229,18 +213,11 @@ async function main(): Promise<void> {
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
 }
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard flows e2e] NOTICE: no Chromium at ${CHROMIUM}: this browser test is SKIPPED (apt-get install -y chromium).`,
-  );
-}
-
-describe.runIf(hasChromium)('building a flow in the agent editor, in Chromium against the real API', () => {
-  afterAll(async () => {
-    for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
-  });
-  it('builds the leave-request flow with forms, tests its trigger, saves it and runs it in the playground', async () => {
-    await main();
-  }, 180_000);
-});
+browserSuite(
+  'dashboard flows e2e',
+  'building a flow in the agent editor, in Chromium against the real API',
+  'builds the leave-request flow with forms, tests its trigger, saves it and runs it in the playground',
+  main,
+  cleanup,
+  180_000,
+);

@@ -10,21 +10,18 @@
  * Screenshots go to test-artifacts/dashboard-import/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumLaunchOptions } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
-import { afterAll, describe, it } from 'vitest';
-import { invitationToken } from '../../api/src/test-support/accounts.ts';
-import { ADMIN_TOKEN, call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
+import { call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
+import { browserSuite } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard-import');
 const petstore = readFileSync(join(repoRoot, 'packages/tool-import/src/fixtures/petstore-3.0.json'), 'utf8');
-const CHROMIUM = chromiumLaunchOptions().executablePath;
 const EMAIL = 'import-owner@acme.example';
 const PASSWORD = 'correct horse battery';
 const SEED_TOOL = 'save_customer_information';
@@ -35,28 +32,16 @@ const cleanup: Array<() => Promise<unknown> | unknown> = [];
 
 /** A tenant, its owner (signed in through the API) and an agent with the demo config's one tool. */
 async function seed(h: Harness): Promise<{ key: string; agentId: string; session: string }> {
-  const tenant = await call(h, 'POST', '/v1/tenants', {
-    key: ADMIN_TOKEN,
-    body: { name: 'Import Co', owner_email: EMAIL },
+  const { key, session } = await signedInOwner(h, {
+    tenant: 'Import Co',
+    email: EMAIL,
+    password: PASSWORD,
+    name: 'Ida',
   });
-  assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
-  const key: string = tenant.json.api_key.key;
-  const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
-    body: { token: await invitationToken(h, EMAIL, tenant.json.owner_invitation), password: PASSWORD, name: 'Ida' },
-  });
-  assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
   const config = seedConfig();
   config.tools[0].endpoint.url = `${h.endpoint.url}/contacts/add`;
   const agent = await call(h, 'POST', '/v1/agents', { key, body: { config, publish: true } });
   assert.equal(agent.status, 201, JSON.stringify(agent.json));
-  const login = await fetch(`${h.platform.url}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-  });
-  assert.equal(login.status, 200);
-  const session = /agentry_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
-  assert.ok(session, 'the login set the session cookie');
   return { key, agentId: agent.json.id, session };
 }
 
@@ -210,18 +195,11 @@ async function main(): Promise<void> {
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
 }
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard import e2e] NOTICE: no Chromium at ${CHROMIUM}: this browser test is SKIPPED (apt-get install -y chromium).`,
-  );
-}
-
-describe.runIf(hasChromium)('importing tools in the agent editor, in Chromium against the real API', () => {
-  afterAll(async () => {
-    for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
-  });
-  it('reads Petstore and a cURL command, adds the picked tools to the draft, saves them with the secret, and explains failures', async () => {
-    await main();
-  }, 180_000);
-});
+browserSuite(
+  'dashboard import e2e',
+  'importing tools in the agent editor, in Chromium against the real API',
+  'reads Petstore and a cURL command, adds the picked tools to the draft, saves them with the secret, and explains failures',
+  main,
+  cleanup,
+  180_000,
+);

@@ -11,20 +11,17 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions, FAKE_MODELS } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
-import { afterAll, describe, it } from 'vitest';
-import { invitationToken } from '../../api/src/test-support/accounts.ts';
-import { ADMIN_TOKEN, call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
+import { call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
+import { browserSuite } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const shotsDir = join(repoRoot, 'test-artifacts/dashboard-providers');
-const CHROMIUM = chromiumLaunchOptions().executablePath;
 const EMAIL = 'providers-owner@acme.example';
 const PASSWORD = 'correct horse battery';
 const TENANT_KEY = 'sk-tenant-e2e-5c1f';
@@ -34,28 +31,16 @@ const cleanup: Array<() => Promise<unknown> | unknown> = [];
 
 /** A tenant, its owner (signed in through the API) and a published agent of the demo config. */
 async function seed(h: Harness): Promise<{ key: string; agentId: string; session: string }> {
-  const tenant = await call(h, 'POST', '/v1/tenants', {
-    key: ADMIN_TOKEN,
-    body: { name: 'Providers Co', owner_email: EMAIL },
+  const { key, session } = await signedInOwner(h, {
+    tenant: 'Providers Co',
+    email: EMAIL,
+    password: PASSWORD,
+    name: 'Pia',
   });
-  assert.equal(tenant.status, 201, JSON.stringify(tenant.json));
-  const key: string = tenant.json.api_key.key;
-  const accepted = await call(h, 'POST', '/v1/auth/accept-invitation', {
-    body: { token: await invitationToken(h, EMAIL, tenant.json.owner_invitation), password: PASSWORD, name: 'Pia' },
-  });
-  assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
   const config = seedConfig();
   config.tools[0].endpoint.url = `${h.endpoint.url}/contacts/add`;
   const agent = await call(h, 'POST', '/v1/agents', { key, body: { config, publish: true } });
   assert.equal(agent.status, 201, JSON.stringify(agent.json));
-  const login = await fetch(`${h.platform.url}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-  });
-  assert.equal(login.status, 200);
-  const session = /agentry_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
-  assert.ok(session, 'the login set the session cookie');
   return { key, agentId: agent.json.id, session };
 }
 
@@ -192,18 +177,11 @@ async function main(): Promise<void> {
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
 }
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[dashboard providers e2e] NOTICE: no Chromium at ${CHROMIUM}: this browser test is SKIPPED (apt-get install -y chromium).`,
-  );
-}
-
-describe.runIf(hasChromium)('the Model providers settings tab, in Chromium against the real API', () => {
-  afterAll(async () => {
-    for (const fn of cleanup.reverse()) await Promise.resolve(fn()).catch(() => {});
-  });
-  it('adds a provider at the fake LLM, tests it, makes it the default, and the playground answers through it', async () => {
-    await main();
-  }, 240_000);
-});
+browserSuite(
+  'dashboard providers e2e',
+  'the Model providers settings tab, in Chromium against the real API',
+  'adds a provider at the fake LLM, tests it, makes it the default, and the playground answers through it',
+  main,
+  cleanup,
+  240_000,
+);

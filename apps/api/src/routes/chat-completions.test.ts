@@ -1,4 +1,3 @@
-import { availableServices } from '@agentry/testkit';
 import OpenAI, { AuthenticationError, BadRequestError, NotFoundError, RateLimitError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,16 +5,13 @@ import {
   call,
   createTenant,
   type Harness,
-  type Mode,
+  runModes,
   seedConfig,
   startHarness,
 } from '../test-support/harness.ts';
 import { parseModel, splitMessages } from './openai-request.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else
-  console.warn('[chat-completions.test] NOTICE: Postgres or Redis unavailable: the production-mode cases are SKIPPED.');
+const modes = runModes('chat-completions.test');
 
 describe('model names and message mapping', () => {
   const id = '01890a5d-ac96-774b-bcce-b302099a8057';

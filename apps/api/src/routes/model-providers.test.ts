@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { auditEvents, modelProviders, withSystemScope } from '@agentry/db';
-import { availableServices, FAKE_MODELS } from '@agentry/testkit';
+import { FAKE_MODELS } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, type Harness, type Mode, seedConfig, startHarness } from '../test-support/harness.ts';
+import { call, createTenant, type Harness, runModes, seedConfig, startHarness } from '../test-support/harness.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[model-providers] NOTICE: Postgres or Redis unavailable: the production-mode case is SKIPPED.');
+const modes = runModes('model-providers');
 
 const KEY = 'sk-tenant-own-4b9e1d7c';
 

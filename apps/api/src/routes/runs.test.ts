@@ -1,18 +1,15 @@
-import { availableServices } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   createTenant,
   type Harness,
-  type Mode,
   readSse,
+  runModes,
   seedConfig,
   startHarness,
 } from '../test-support/harness.ts';
 
-const modes: Mode[] = ['embedded'];
-if (availableServices().postgres && availableServices().redis) modes.push('production');
-else console.warn('[runs.test] NOTICE: Postgres or Redis unavailable: the Redis event-stream cases are SKIPPED.');
+const modes = runModes('runs.test');
 
 describe.each(modes)('run events over SSE (%s)', (mode) => {
   let h: Harness;

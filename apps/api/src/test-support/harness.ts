@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { conversations, messages, runs, withSystemScope } from '@agentry/db';
 import {
+  availableServices,
   createTestDatabase,
   deleteRedisKeys,
   type FakeLlmServer,
@@ -31,6 +32,19 @@ export const TEST_PUBLIC_URL = 'http://agentry.test';
 /** The seed's example config (seed 003 §5.11.1), exactly as in `configs/`. */
 export function seedConfig(): Record<string, any> {
   return JSON.parse(readFileSync(join(repoRoot, 'configs/seed-demo-booking.json'), 'utf8'));
+}
+
+/**
+ * The modes a shared suite runs in: `embedded` always, `production` when this machine has Postgres
+ * and Redis (otherwise a printed notice says its cases are skipped, never a silent pass).
+ *
+ * @example
+ * describe.each(runModes('flows'))('flows (%s)', (mode) => { … });
+ */
+export function runModes(tag: string): Mode[] {
+  if (availableServices().postgres && availableServices().redis) return ['embedded', 'production'];
+  console.warn(`[${tag}] NOTICE: Postgres or Redis unavailable: the production-mode (BullMQ) cases are SKIPPED.`);
+  return ['embedded'];
 }
 
 /**
