@@ -13,10 +13,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromiumLaunchOptions } from '@agentry/testkit';
 import { chromium, type Dialog, type Page } from 'playwright-core';
 import { type Harness, startHarness } from '../../api/src/test-support/harness.ts';
 import { fieldId } from '../src/config/field-pointer.ts';
-import { browserSuite } from './browser-suite.ts';
+import { browserSuite, signedInOwner } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 

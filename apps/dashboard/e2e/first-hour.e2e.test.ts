@@ -14,11 +14,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIDGET_DEFAULT_COLORS } from '@agentry/contract';
+import { chromiumLaunchOptions } from '@agentry/testkit';
 import { sql } from 'drizzle-orm';
 import { chromium, type Locator, type Page } from 'playwright-core';
 import { withSystemScope } from '../../../packages/db/src/index.ts';
 import { call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
-import { browserSuite } from './browser-suite.ts';
+import { browserSuite, signedInOwner } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 

@@ -13,9 +13,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromiumLaunchOptions } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
-import { browserSuite } from './browser-suite.ts';
+import { browserSuite, signedInOwner } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { chromiumLaunchOptions, FAKE_MODELS } from '@agentry/testkit';
 import { chromium, type Page } from 'playwright-core';
 import { call, type Harness, seedConfig, startHarness } from '../../api/src/test-support/harness.ts';
-import { browserSuite } from './browser-suite.ts';
+import { browserSuite, signedInOwner } from './browser-suite.ts';
 import { buildDashboard } from './build-dashboard.ts';
 import { walkthrough } from './walkthrough.ts';
 
