@@ -63,8 +63,17 @@ function freshCopy(): string {
 
 /** The newcomer's environment: their PATH and home (npm's cache), no model and no database variables. */
 function newcomerEnv(extra: Record<string, string>): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'npm_config_cache'];
-  return { ...Object.fromEntries(keep.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))), ...extra };
+  const keep = ['HOME', 'TMPDIR', 'LANG'];
+  // The shell's PATH, without what the test runner's pnpm/npx put in front of it (their bins).
+  const path = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => !dir.includes('node_modules') && !dir.includes('/_npx/'))
+    .join(':');
+  return {
+    PATH: path,
+    ...Object.fromEntries(keep.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
+    ...extra,
+  };
 }
 
 interface Running {
