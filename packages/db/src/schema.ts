@@ -32,6 +32,11 @@ export const tenants = pgTable('tenants', {
   dailyTokenLimit: integer('daily_token_limit'),
   /** API requests per minute across the tenant's keys; null = the platform default. */
   requestsPerMinute: integer('requests_per_minute'),
+  /**
+   * Whether the tenant configured model providers of its own (kept with `model_providers`): a run
+   * start reads those rows only then, so tenants without pay no round trip for them.
+   */
+  hasModelProviders: boolean('has_model_providers').notNull().default(false),
   createdAt: createdAt(),
 });
 

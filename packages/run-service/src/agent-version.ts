@@ -53,16 +53,17 @@ export function versionModel(
  * `secrets_not_configured`, `model_not_configured`) before anything is written.
  *
  * @example
- * const prepared = await prepareVersion(tx, { secretBox, models }, tenantId, version);
+ * const prepared = await prepareVersion(tx, { secretBox, models }, tenant, version);
  */
 export async function prepareVersion(
   db: Db,
   deps: { secretBox?: SecretBox | undefined; models: ModelProviderSettings },
-  tenantId: string,
+  tenant: string | { id: string; hasModelProviders: boolean },
   version: Pick<AgentVersion, 'id' | 'contentHash' | 'config'>,
 ): Promise<PreparedVersion> {
+  const tenantId = typeof tenant === 'string' ? tenant : tenant.id;
   const compiled = compileVersion(version);
   const secrets = await openSecrets(db, deps.secretBox, tenantId, compiled.agent.requiredSecrets);
-  const models = await loadTenantModelSettings(db, deps, tenantId);
+  const models = await loadTenantModelSettings(db, deps, tenant);
   return { ...compiled, secrets, model: versionModel(compiled.agent, secrets, models) };
 }

@@ -116,7 +116,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       }
       await assertDailyQuota(tx, tenant);
       // Fail before writing anything when the agent's model or secrets cannot be had.
-      const { agent } = await prepareVersion(tx, deps, tenant.id, version);
+      const { agent } = await prepareVersion(tx, deps, tenant, version);
       await request.beforeWrite?.();
       const { interrupt } = busyDecision(found.active, agent.busyPolicy, agent.limits.maxQueuedRuns);
       const written = await insertRun(
@@ -147,7 +147,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const { agent } = compileVersion(version);
     const context = request.context(agent);
     const secrets = await openSecrets(db, deps.secretBox, tenant.id, agent.requiredSecrets);
-    versionModel(agent, secrets, await loadTenantModelSettings(db, deps, tenant.id));
+    versionModel(agent, secrets, await loadTenantModelSettings(db, deps, tenant));
     await assertDailyQuota(db, tenant);
     const conversation = await createConversationWithHistory(db, {
       tenantId: tenant.id,

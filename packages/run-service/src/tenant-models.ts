@@ -35,16 +35,19 @@ export function tenantModelSettings(
 }
 
 /**
- * `tenantModelSettings` reading the rows itself (the run service, inside its transaction).
+ * `tenantModelSettings` reading the rows itself (the run service, inside its transaction). A
+ * tenant known to have no providers (`tenants.has_model_providers`) costs no read.
  *
  * @example
- * const models = await loadTenantModelSettings(tx, { models, secretBox }, tenantId);
+ * const models = await loadTenantModelSettings(tx, { models, secretBox }, tenant);
  */
 export async function loadTenantModelSettings(
   db: Db,
   deps: { models: ModelProviderSettings; secretBox?: SecretBox | undefined },
-  tenantId: string,
+  tenant: string | { id: string; hasModelProviders: boolean },
 ): Promise<ModelProviderSettings> {
+  if (typeof tenant !== 'string' && !tenant.hasModelProviders) return deps.models;
+  const tenantId = typeof tenant === 'string' ? tenant : tenant.id;
   return tenantModelSettings(deps.models, deps.secretBox, tenantId, await getSealedModelProviders(db, tenantId));
 }
 

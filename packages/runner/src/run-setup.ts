@@ -89,7 +89,9 @@ export async function gatherRunStart(
   // Without a box the secrets cannot be opened: `setUpRun` says so, nothing to read.
   const names = compiled.agent.requiredSecrets;
   const sealed = secretBox && names.length > 0 ? await getSealedSecrets(db, run.tenantId, names) : [];
-  return { rows, compiled, sealed, providers: await getSealedModelProviders(db, run.tenantId) };
+  // A tenant without providers of its own (the claim read its row) costs no read for them.
+  const providers = rows.tenant?.hasModelProviders === false ? [] : await getSealedModelProviders(db, run.tenantId);
+  return { rows, compiled, sealed, providers };
 }
 
 /**

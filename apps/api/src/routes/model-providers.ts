@@ -135,6 +135,9 @@ export function modelProviderRoutes(deps: ApiDeps) {
       // Another server lists other models: the old list would mislead the editor.
       ...(body.base_url !== undefined && body.base_url !== existing?.baseUrl ? { models: [] } : {}),
     });
+    // Runs read the tenant's providers only when its row says it has some: this process's key
+    // cache sees the changed row now (others when the row's change notification reaches them).
+    deps.apiKeyCache?.invalidateTenant(tenantId);
     await audit(
       deps.db,
       c,
@@ -171,6 +174,7 @@ export function modelProviderRoutes(deps: ApiDeps) {
     const provider = providerKind(c.req.param('provider'), 'not_found');
     if (!(await deleteModelProvider(deps.db, c.var.tenant.id, provider)))
       throw errors.notFound('model_provider', provider);
+    deps.apiKeyCache?.invalidateTenant(c.var.tenant.id);
     await audit(deps.db, c, 'model_provider.deleted', { type: 'model_provider', id: provider });
     return c.body(null, 204);
   });

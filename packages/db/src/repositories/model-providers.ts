@@ -1,7 +1,7 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
-import { type ModelProviderKind, modelProviders } from '../schema.ts';
-import { withTenantScope } from '../tenant-scope.ts';
+import { type ModelProviderKind, modelProviders, tenants } from '../schema.ts';
+import { type Tx, withTenantScope } from '../tenant-scope.ts';
 import type { SealedValue } from './secrets.ts';
 
 export type ModelProviderRow = typeof modelProviders.$inferSelect;
@@ -60,6 +60,7 @@ export async function putModelProvider(
         set: { ...set, updatedAt: sql`now()` },
       })
       .returning();
+    await markProviders(tx, tenantId);
     return { provider: view(row!), created: row!.createdAt.getTime() === row!.updatedAt.getTime() };
   });
 }
@@ -98,11 +99,26 @@ export async function setModelProviderModels(
 }
 
 export async function deleteModelProvider(db: Db, tenantId: string, provider: ModelProviderKind): Promise<boolean> {
-  const rows = await withTenantScope(db, tenantId, (tx) =>
-    tx
+  const rows = await withTenantScope(db, tenantId, async (tx) => {
+    const deleted = await tx
       .delete(modelProviders)
       .where(and(eq(modelProviders.tenantId, tenantId), eq(modelProviders.provider, provider)))
-      .returning({ provider: modelProviders.provider }),
-  );
+      .returning({ provider: modelProviders.provider });
+    await markProviders(tx, tenantId);
+    return deleted;
+  });
   return rows.length > 0;
+}
+
+/**
+ * Keeps `tenants.has_model_providers` true exactly while the tenant has a provider row, in the
+ * transaction that changed them (the tenant row's change also tells the API processes' key caches).
+ */
+async function markProviders(tx: Tx, tenantId: string): Promise<void> {
+  await tx
+    .update(tenants)
+    .set({
+      hasModelProviders: sql`exists (select 1 from ${modelProviders} where ${modelProviders.tenantId} = ${tenantId})`,
+    })
+    .where(eq(tenants.id, tenantId));
 }
