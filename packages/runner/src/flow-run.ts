@@ -17,10 +17,11 @@ import {
   runFlowTurn,
   startFlowState,
 } from '@agentry/flows';
-import { addUsage, type Message, textOf } from '@agentry/llm';
+import { addUsage, emptyUsage, type Message, textOf } from '@agentry/llm';
 import type { LoopInputs } from './agent-options.ts';
 import { unansweredInput } from './pending-input.ts';
 import type { ProcessorContext } from './processor-context.ts';
+import { doneResult } from './resume-history.ts';
 
 /** Call ids of flow tool steps (`fs_…`) and of the stored flow states (`fl_…`). */
 const STEP_CALL = 'fs_';
@@ -138,7 +139,7 @@ export async function runFlowInRun(
     const durationMs = performance.now() - started;
     if (stopped === 'cancelled') await emit({ type: 'run-cancelled', reason, usage: zero, durationMs });
     else await emit({ type: 'run-finished', status: stopped, reason, usage: zero, durationMs });
-    return { ...(prior ?? emptyResult()), status: stopped, reason, durationMs };
+    return { ...(prior ?? doneResult()), status: stopped, reason, durationMs };
   } finally {
     deadline.dispose();
   }
@@ -228,8 +229,4 @@ export async function runFlowInRun(
   });
 }
 
-const zero = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-function emptyResult(): AgentRunResult {
-  return { status: 'completed', messages: [], steps: [], usage: zero, toolCallCount: 0, durationMs: 0 };
-}
+const zero = emptyUsage();

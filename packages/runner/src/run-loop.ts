@@ -1,4 +1,5 @@
 import { type AgentRunResult, runAgent } from '@agentry/agent';
+import type { FlowConfig } from '@agentry/config';
 import { type Run, toolCallRecords } from '@agentry/db';
 import { compileFlows, withFlowTools } from '@agentry/flows';
 import { withAllowlist } from '@agentry/http-tools';
@@ -79,7 +80,7 @@ async function runWithTools(
   });
   const agentTools = telemetry ? telemetry.traceTools(run, recording) : recording;
   // Flows (issue 19): offered to the model as flow__<name> tools; a flow's turns run without it.
-  const flows = compileFlows(agent.config.flows ?? []);
+  const flows = compileFlows(agent.config.flows ?? NO_FLOWS);
   const tools = withFlowStartPermissions(
     agent,
     withFlowTools(flows, agentTools),
@@ -96,6 +97,12 @@ async function runWithTools(
   if (plan) return runFlowInRun(ctx, flowInputs, plan, history);
   const result = await runAgent(options);
   // The model started a flow: the flow takes its first steps in the same run.
-  const started = result.status === 'completed' ? flowTurnFor(flows, [...history, ...result.messages]) : undefined;
+  const started =
+    flows.length > 0 && result.status === 'completed'
+      ? flowTurnFor(flows, [...history, ...result.messages])
+      : undefined;
   return started ? runFlowInRun(ctx, flowInputs, started, [...history, ...result.messages], result) : result;
 }
+
+/** One empty list for agents without flows: the compiled-flows memo keys on the list. */
+const NO_FLOWS: readonly FlowConfig[] = [];
