@@ -22,6 +22,7 @@ export const ROUTE_ERROR_STATUS = {
   invalid_messages: 400,
   unsupported_content: 400,
   unsupported_parameter: 400,
+  unsupported_document_type: 400,
   unsupported_value: 400,
   route_not_found: 400,
   dashboard_not_built: 400,
@@ -55,6 +56,8 @@ export const ROUTE_ERROR_STATUS = {
   password_reset_not_found: 404,
   email_confirmation_not_found: 404,
   webhook_delivery_not_found: 404,
+  knowledge_base_not_found: 404,
+  knowledge_document_not_found: 404,
   // 409
   agent_not_published: 409,
   conversation_busy: 409,
@@ -67,6 +70,9 @@ export const ROUTE_ERROR_STATUS = {
   email_already_verified: 409,
   run_cancelled: 409,
   webhook_delivery_not_failed: 409,
+  knowledge_base_full: 409,
+  document_not_resyncable: 409,
+  embedding_model_mismatch: 409,
   // 410
   invitation_expired: 410,
   password_reset_expired: 410,
@@ -74,6 +80,7 @@ export const ROUTE_ERROR_STATUS = {
   // 413
   payload_too_large: 413,
   import_too_large: 413,
+  document_too_large: 413,
   // 422
   validation_failed: 422,
   invalid_context: 422,
@@ -84,6 +91,8 @@ export const ROUTE_ERROR_STATUS = {
   import_curl_invalid: 422,
   import_too_many_operations: 422,
   import_too_many_refs: 422,
+  // A knowledge document that cannot be read (a corrupt PDF, a page with no text): its `error.code`
+  document_unreadable: 422,
   // 429
   rate_limited: 429,
   end_user_rate_limited: 429,
@@ -92,6 +101,7 @@ export const ROUTE_ERROR_STATUS = {
   too_many_streams_for_visitor: 429,
   login_throttled: 429,
   password_reset_throttled: 429,
+  knowledge_quota_exceeded: 429,
   // 500
   internal_error: 500,
   // 502/504 (chat completions)
@@ -114,6 +124,7 @@ export const ROUTE_ERROR_STATUS = {
   secrets_not_configured: 503,
   mail_not_configured: 503,
   widget_not_built: 503,
+  embeddings_not_configured: 503,
 } as const satisfies Record<string, ErrorStatus>;
 
 /**

@@ -13,6 +13,7 @@ export const SCOPE_RESOURCES = [
   'members',
   'invitations',
   'webhook-deliveries',
+  'knowledge',
 ] as const;
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];

@@ -14,6 +14,7 @@ export * from './conversations.ts';
 export * from './runs.ts';
 export * from './secrets.ts';
 export * from './model-providers.ts';
+export * from './knowledge.ts';
 export * from './keys.ts';
 export * from './tenants.ts';
 export * from './usage.ts';

@@ -14,6 +14,8 @@ describe('the API schemas', () => {
       ...['Message', 'Conversation', 'ConversationDetail', 'ConversationList', 'Run'],
       ...['Secret', 'SecretList', 'SecretPut'],
       ...['ModelProvider', 'ModelProviderList', 'ModelProviderPut', 'ModelProviderTest'],
+      ...['KnowledgeBase', 'KnowledgeBaseList', 'KnowledgeDocument', 'KnowledgeDocumentList', 'KnowledgeChunk'],
+      ...['KnowledgeSearchResult', 'KnowledgeChunkList', 'Citation'],
       ...['ApiKey', 'ApiKeyCreated', 'ApiKeyList', 'Tenant', 'TenantCreated'],
       ...['Usage', 'AuditEvent', 'AuditEventList', 'WidgetBootstrap', 'ChatCompletion', 'ModelList'],
       ...['Health', 'Readiness', 'Session', 'Member', 'MemberList', 'Invitation', 'InvitationCreated'],

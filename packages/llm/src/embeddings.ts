@@ -1,0 +1,32 @@
+/**
+ * The provider-neutral embedding spec: texts in, one vector per text out. Knowledge bases embed
+ * their chunks and each query with the same model (a base records which), so vectors compare.
+ *
+ * @example
+ * const [vector] = await model.embed(['How do I reset my password?']);
+ */
+export interface EmbeddingModel {
+  /** `openai`, `openai_compatible`, `local`, … */
+  readonly provider: string;
+  readonly modelId: string;
+  /** The length of every vector this model returns. */
+  readonly dimensions: number;
+  /** The most texts one `embed` call sends (callers batch by it). */
+  readonly maxBatch: number;
+  /**
+   * One unit-length vector per text, in order. Errors are `AppError`s like the language models'
+   * (`model_rate_limited` with a retry delay, `model_connection_failed`, …).
+   */
+  embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+}
+
+/** Scales a vector to unit length (a zero vector stays zero), so a dot product is the cosine. */
+export function normalizeVector(vector: ArrayLike<number>): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += (vector[i] as number) ** 2;
+  const norm = Math.sqrt(sum);
+  const out = new Float32Array(vector.length);
+  if (norm === 0) return out;
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) / norm;
+  return out;
+}
