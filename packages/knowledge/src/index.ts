@@ -1,3 +1,6 @@
+export { chunkDocument } from './chunk/chunk-document.ts';
+export { detectFormat } from './extract/detect-format.ts';
+export { extractDocument } from './extract/extract-document.ts';
 export type {
   ChunkOptions,
   CrawlOptions,

@@ -107,12 +107,13 @@ export type VectorSearchKind = 'pgvector' | 'builtin';
  * through its dependencies; the API's search route uses the same.
  *
  * @example
- * const hits = await knowledge.search({ tenantId, knowledgeBaseIds, query: 'refund policy', topK: 5 });
+ * const hits = await knowledge.search({ tenantId, knowledgeBases: ['Help center'], query: 'refund policy', topK: 5 });
  */
 export interface KnowledgeSearch {
   search(params: {
     tenantId: string;
-    knowledgeBaseIds: readonly string[];
+    /** The bases to search, by id or by name (an agent config may name either). */
+    knowledgeBases: readonly string[];
     query: string;
     topK: number;
     signal?: AbortSignal;

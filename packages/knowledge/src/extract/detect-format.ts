@@ -1,0 +1,48 @@
+import type { KnowledgeDocumentFormat } from '@agentry/contract/schemas';
+
+const BY_EXTENSION: Record<string, KnowledgeDocumentFormat> = {
+  pdf: 'pdf',
+  docx: 'docx',
+  html: 'html',
+  htm: 'html',
+  md: 'markdown',
+  markdown: 'markdown',
+  txt: 'text',
+  text: 'text',
+  csv: 'csv',
+};
+
+const BY_MEDIA_TYPE: Record<string, KnowledgeDocumentFormat> = {
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/plain': 'text',
+  'text/csv': 'csv',
+};
+
+/**
+ * A document's format from its bytes' signature, its media type and its file name, in that order
+ * of trust; null when it is none of the supported formats.
+ *
+ * @example
+ * detectFormat({ filename: 'guide.pdf', mediaType: 'application/octet-stream', bytes }) // 'pdf'
+ */
+export function detectFormat(input: {
+  filename?: string | null;
+  mediaType?: string | null;
+  bytes: Uint8Array;
+}): KnowledgeDocumentFormat | null {
+  const { bytes } = input;
+  if (bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46) return 'pdf'; // %PDF
+  const media = input.mediaType?.split(';')[0]?.trim().toLowerCase();
+  const byMedia = media ? BY_MEDIA_TYPE[media] : undefined;
+  const extension = input.filename?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+  const byName = extension ? BY_EXTENSION[extension] : undefined;
+  const zip = bytes[0] === 0x50 && bytes[1] === 0x4b; // PK: DOCX is a zip
+  if (zip) return byMedia === 'docx' || byName === 'docx' ? 'docx' : null;
+  if (byMedia === 'pdf' || byName === 'pdf' || byMedia === 'docx' || byName === 'docx') return null; // says so, is not
+  return byMedia ?? byName ?? null;
+}
