@@ -17,12 +17,14 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-/** Words, and for scripts written without spaces (Chinese, Japanese, Thai) characters and bigrams. */
+/** Words (plurals folded too), and for scripts written without spaces (Chinese, Japanese, Thai) characters and bigrams. */
 export function lexicalFeatures(text: string): string[] {
   const features: string[] = [];
   for (const [word] of text.toLowerCase().normalize('NFKC').matchAll(WORD)) {
     if (!UNSEGMENTED.test(word)) {
       features.push(word);
+      // A crude plural fold ("refunds" also counts as "refund"): lexical matching's commonest miss.
+      if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) features.push(word.slice(0, -1));
       continue;
     }
     const chars = [...word];
