@@ -16,6 +16,7 @@ export type {
   EndpointConfig,
   EndUserConfig,
   FlowConfig,
+  KnowledgeConfig,
   FlowSlotConfig,
   FlowStepConfig,
   HttpMethod,
