@@ -14,7 +14,12 @@ function withKnowledge(change: (config: Loose) => void = () => {}) {
 
 const cases: Case[] = [
   ['no bases', (c) => (c.knowledge.bases = []), '/knowledge/bases', 'too_few'],
-  ['eleven bases', (c) => (c.knowledge.bases = Array.from({ length: 11 }, (_, i) => `b${i}`)), '/knowledge/bases', 'too_many'],
+  [
+    'eleven bases',
+    (c) => (c.knowledge.bases = Array.from({ length: 11 }, (_, i) => `b${i}`)),
+    '/knowledge/bases',
+    'too_many',
+  ],
   ['an empty base name', (c) => (c.knowledge.bases = ['']), '/knowledge/bases/0', 'empty_value'],
   ['a duplicate base', (c) => c.knowledge.bases.push('help center '), '/knowledge/bases/2', 'duplicate_knowledge_base'],
   ['an unknown mode', (c) => (c.knowledge.mode = 'always'), '/knowledge/mode', 'invalid_value'],
@@ -31,7 +36,9 @@ const cases: Case[] = [
 
 describe('knowledge in agent configs', () => {
   it('accepts a knowledge block, with defaults left out, and lets action books name search_knowledge', () => {
-    const full = checkAgentConfig(withKnowledge((c) => c.action_books.push({ condition: 'c', action: 'a', tools: ['search_knowledge'] })));
+    const full = checkAgentConfig(
+      withKnowledge((c) => c.action_books.push({ condition: 'c', action: 'a', tools: ['search_knowledge'] })),
+    );
     expect(full.ok ? [] : full.issues).toEqual([]);
     const minimal = checkAgentConfig(mutated((c) => (c.knowledge = { bases: ['Help center'] })));
     expect(minimal.ok ? [] : minimal.issues).toEqual([]);
@@ -44,7 +51,10 @@ describe('knowledge in agent configs', () => {
         c.action_books.push({ condition: 'c', action: 'a', tools: ['search_knowledge'] });
       }),
     );
-    expect(result.ok ? [] : result.issues.map((i) => [i.path, i.code])).toContainEqual(['/action_books/1/tools/0', 'unknown_tool']);
+    expect(result.ok ? [] : result.issues.map((i) => [i.path, i.code])).toContainEqual([
+      '/action_books/1/tools/0',
+      'unknown_tool',
+    ]);
   });
 
   it.each(cases)('%s', (_name, change, path, code) => {

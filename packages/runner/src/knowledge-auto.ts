@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ToolExecutor } from '@agentry/agent';
 import { type Message, textOf } from '@agentry/llm';
-import type { ProcessorContext } from './processor-context.ts';
 import { SEARCH_KNOWLEDGE } from './knowledge-sources.ts';
+import type { ProcessorContext } from './processor-context.ts';
 import type { WriteBehind } from './write-behind.ts';
 
 /** Call ids of the searches `auto` mode makes before the model's first call (`ks_…`). */

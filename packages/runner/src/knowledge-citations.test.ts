@@ -26,13 +26,17 @@ describe('citation markers', () => {
     const ledger = createSourceLedger();
     ledger.list([hit(1), hit(2), hit(3)]);
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), fc.array(fc.integer({ min: -5, max: 20_000 })), (noise, numbers) => {
-        const answer = `${noise}${numbers.map((n) => `[${n}]`).join(' ')}`;
-        const cited = citationsFor(answer, ledger);
-        for (const citation of cited) expect([1, 2, 3]).toContain(citation.marker);
-        expect(new Set(cited.map((c) => c.marker)).size).toBe(cited.length);
-        for (const n of numbers) if (n >= 1 && n <= 3) expect(cited.map((c) => c.marker)).toContain(n);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 400 }),
+        fc.array(fc.integer({ min: -5, max: 20_000 })),
+        (noise, numbers) => {
+          const answer = `${noise}${numbers.map((n) => `[${n}]`).join(' ')}`;
+          const cited = citationsFor(answer, ledger);
+          for (const citation of cited) expect([1, 2, 3]).toContain(citation.marker);
+          expect(new Set(cited.map((c) => c.marker)).size).toBe(cited.length);
+          for (const n of numbers) if (n >= 1 && n <= 3) expect(cited.map((c) => c.marker)).toContain(n);
+        },
+      ),
     );
   });
 });

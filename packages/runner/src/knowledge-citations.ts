@@ -65,4 +65,3 @@ export function withCitations(message: Message, citations: SourceCitation[]): Me
     content: message.content.map((part, i) => (i === last && part.type === 'text' ? { ...part, citations } : part)),
   };
 }
-

@@ -137,7 +137,10 @@ describe.each(testDatabaseKinds())('agents with knowledge bases on %s', (kind) =
   it('tool mode: the model searches, reads the passages, and its answer cites them; unknown markers get nothing', async () => {
     const target = await conversationWith({ bases: ['Handbook'], top_k: 3 });
     const { search, calls } = handbookSearch();
-    fake.enqueue({ type: 'reply', toolCalls: [{ id: 'call_s1', name: 'search_knowledge', arguments: { query: 'refund time' } }] });
+    fake.enqueue({
+      type: 'reply',
+      toolCalls: [{ id: 'call_s1', name: 'search_knowledge', arguments: { query: 'refund time' } }],
+    });
     fake.enqueue({ type: 'reply', text: 'Refunds take 14 days [1], shipping is free [2]. See also [9].' });
     const events = await ask(target, 'How long do refunds take?', search);
 
@@ -208,7 +211,11 @@ describe.each(testDatabaseKinds())('agents with knowledge bases on %s', (kind) =
     const stored = await listMessages(db, tenantId, target.conversationId);
     expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     const call = stored[1]!.content[0]!;
-    expect(call).toMatchObject({ type: 'tool_call', name: 'search_knowledge', arguments: { query: 'When is my refund paid?' } });
+    expect(call).toMatchObject({
+      type: 'tool_call',
+      name: 'search_knowledge',
+      arguments: { query: 'When is my refund paid?' },
+    });
     expect(call.type === 'tool_call' && call.id.startsWith('ks_')).toBe(true);
     expect((await lastAnswerCitations(target.conversationId))?.map((c) => c.title)).toEqual(['Refund policy']);
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['tool-call', 'tool-result', 'citations']));
