@@ -27,7 +27,7 @@ async function bundle(): Promise<string> {
   })) as Rolldown.RolldownOutput | Rolldown.RolldownOutput[];
   const first = Array.isArray(out) ? out[0]! : out;
   const chunk = first.output.find((o) => o.type === 'chunk');
-  if (!chunk || chunk.type !== 'chunk') throw new Error('no bundle');
+  if (chunk?.type !== 'chunk') throw new Error('no bundle');
   return chunk.code;
 }
 
