@@ -40,6 +40,8 @@ export interface ExtractLimits {
   maxChars: number;
   /** PDFs: stop (with `document_too_large`) past this many pages. */
   maxPages: number;
+  /** Stop (with `document_unreadable`) a parse that takes longer than this; 60 s unless set. */
+  timeoutMs?: number;
   signal?: AbortSignal;
 }
 
