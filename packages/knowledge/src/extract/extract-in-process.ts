@@ -38,7 +38,8 @@ async function extractFormat(input: ExtractInput, bounds: ExtractBounds): Promis
     }
     case 'docx': {
       const html = await docxToHtml(input.bytes);
-      const { title, builder } = extractHtml(html, { maxChars, mainContent: false });
+      const page = `<!doctype html><html><head></head><body>${html}</body></html>`;
+      const { title, builder } = extractHtml(page, { maxChars, mainContent: false });
       return finish(input, title, builder.finish(), []);
     }
     case 'html': {

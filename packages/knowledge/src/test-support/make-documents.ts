@@ -59,9 +59,7 @@ function escapeXml(text: string): string {
 
 /** A help-centre page: navigation and footer around an article of `sections` `h2` sections. */
 export function makeHtmlPage(options: { title: string; sections: number; links?: string[] }): string {
-  const nav = (options.links ?? ['/', '/about'])
-    .map((href) => `<a href="${href}">Link ${href}</a>`)
-    .join(' ');
+  const nav = (options.links ?? ['/', '/about']).map((href) => `<a href="${href}">Link ${href}</a>`).join(' ');
   const sections = Array.from(
     { length: options.sections },
     (_, i) =>
