@@ -1,13 +1,13 @@
 import { isAppError } from '@agentry/errors';
 import { describe, expect, it } from 'vitest';
 import { makeDocx, makeHtmlPage, makePdf } from '../test-support/make-documents.ts';
-import type { ExtractInput } from '../types.ts';
+import type { ExtractInput, ExtractLimits } from '../types.ts';
 import { extractDocument } from './extract-document.ts';
 
 const limits = { maxChars: 1_000_000, maxPages: 100 };
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
-async function failure(input: ExtractInput, custom = limits) {
+async function failure(input: ExtractInput, custom: ExtractLimits = limits) {
   try {
     await extractDocument(input, custom);
   } catch (error) {

@@ -66,7 +66,7 @@ function finish(
   sections: ExtractedDocument['sections'],
   links: string[],
 ): ExtractedDocument {
-  if (!sections.length) throw unreadable('The document has no text');
+  if (!sections.length && !input.allowEmpty) throw unreadable('The document has no text');
   return { title: title?.trim() || fromFilename(input), sections, pages: null, links };
 }
 
