@@ -1,12 +1,7 @@
 import { isAppError } from '@agentry/errors';
 import type { ExtractedDocument, ExtractInput } from '../types.ts';
 import { decodeText } from './decode-text.ts';
-import { docxToHtml } from './extract-docx.ts';
 import { unreadable } from './extract-errors.ts';
-import { extractHtml } from './extract-html.ts';
-import { extractMarkdown } from './extract-markdown.ts';
-import { extractPdf } from './extract-pdf.ts';
-import { extractCsv, extractPlainText } from './extract-plain.ts';
 
 export interface ExtractBounds {
   maxChars: number;
@@ -27,34 +22,46 @@ export async function extractInProcess(input: ExtractInput, bounds: ExtractBound
   }
 }
 
+// Parsers load on first use: a worker reading only HTML never loads PDF.js.
 async function extractFormat(input: ExtractInput, bounds: ExtractBounds): Promise<ExtractedDocument> {
   const { maxChars } = bounds;
   switch (input.format) {
     case 'pdf': {
+      const { extractPdf } = await import('./extract-pdf.ts');
       const { title, builder, pages } = await extractPdf(input.bytes, bounds);
       const sections = builder.finish();
       if (!sections.length) throw unreadable('The PDF has no text (a scanned PDF needs OCR)');
       return { title: title ?? firstHeading(sections) ?? fromFilename(input), sections, pages, links: [] };
     }
     case 'docx': {
+      const [{ docxToHtml }, { extractHtml }] = await Promise.all([
+        import('./extract-docx.ts'),
+        import('./extract-html.ts'),
+      ]);
       const html = await docxToHtml(input.bytes);
       const page = `<!doctype html><html><head></head><body>${html}</body></html>`;
       const { title, builder } = extractHtml(page, { maxChars, mainContent: false });
       return finish(input, title, builder.finish(), []);
     }
     case 'html': {
+      const { extractHtml } = await import('./extract-html.ts');
       const html = decodeText(input.bytes, 'html');
       const { title, builder, links } = extractHtml(html, { maxChars, url: input.url, mainContent: true });
       return finish(input, title, builder.finish(), links);
     }
     case 'markdown': {
+      const { extractMarkdown } = await import('./extract-markdown.ts');
       const { title, builder } = extractMarkdown(decodeText(input.bytes, 'text'), maxChars);
       return finish(input, title, builder.finish(), []);
     }
-    case 'csv':
+    case 'csv': {
+      const { extractCsv } = await import('./extract-plain.ts');
       return finish(input, null, extractCsv(decodeText(input.bytes, 'text'), maxChars).finish(), []);
-    case 'text':
+    }
+    case 'text': {
+      const { extractPlainText } = await import('./extract-plain.ts');
       return finish(input, null, extractPlainText(decodeText(input.bytes, 'text'), maxChars).finish(), []);
+    }
     default:
       throw unreadable(`Documents of type ${String(input.format)} cannot be read`);
   }
