@@ -1,6 +1,6 @@
 import type { ChunkOptions, DocumentChunk, ExtractedDocument, ExtractedSection } from '../types.ts';
 import { type Piece, splitIntoPieces } from './split-text.ts';
-import { countTokens, measureText, type TokenMeasure, tokensOf } from './token-estimate.ts';
+import { countTokens, measureChar, measureText, type TokenMeasure, tokensOf } from './token-estimate.ts';
 
 /** The chunk size the store uses unless a base says otherwise. */
 export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxTokens: 400, overlapTokens: 60 };
@@ -98,7 +98,7 @@ function tailOf(text: string, tokens: number): string {
   while (start > 0) {
     const low = trimmed.charCodeAt(start - 1);
     const width = low >= 0xdc00 && low <= 0xdfff && start > 1 ? 2 : 1; // a whole surrogate pair
-    const next = add(measure, measureText(trimmed.slice(start - width, start)));
+    const next = add(measure, measureChar(trimmed.slice(start - width, start)));
     if (tokensOf(next) > tokens) break;
     measure = next;
     start -= width;

@@ -44,15 +44,20 @@ function fitParagraph(paragraph: string, budget: number): string[] {
 export function hardSplit(text: string, budget: number): string[] {
   const out: string[] = [];
   let rest = text;
-  while (rest && tokensOf(measureText(rest)) > budget) {
+  // The measure is additive: keep the remainder's by subtraction instead of rescanning it per cut.
+  let restMeasure = measureText(rest);
+  while (rest && tokensOf(restMeasure) > budget) {
     const fit = longestFittingPrefix(rest, budget);
     const space = rest.slice(0, fit).search(/\s\S*$/);
     let cut = space > 0 && fit < rest.length ? space + 1 : fit;
     // Never split a surrogate pair.
     const code = rest.charCodeAt(cut - 1);
     if (cut > 1 && code >= 0xd800 && code <= 0xdbff) cut--;
-    out.push(rest.slice(0, cut));
+    const head = rest.slice(0, cut);
+    const headMeasure = measureText(head);
+    out.push(head);
     rest = rest.slice(cut);
+    restMeasure = { wide: restMeasure.wide - headMeasure.wide, other: restMeasure.other - headMeasure.other };
   }
   if (rest) out.push(rest);
   return out;
@@ -60,12 +65,16 @@ export function hardSplit(text: string, budget: number): string[] {
 
 /** The length of the longest prefix within `budget` tokens (at least one character). */
 function longestFittingPrefix(text: string, budget: number): number {
-  let low = 1;
-  let high = text.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (tokensOf(measureText(text.slice(0, mid))) <= budget) low = mid;
-    else high = mid - 1;
+  let measure: TokenMeasure = { wide: 0, other: 0 };
+  let at = 0;
+  while (at < text.length) {
+    const code = text.charCodeAt(at);
+    const width = code >= 0xd800 && code <= 0xdbff && at + 1 < text.length ? 2 : 1;
+    const char = measureText(text.slice(at, at + width));
+    const next = { wide: measure.wide + char.wide, other: measure.other + char.other };
+    if (tokensOf(next) > budget) break;
+    measure = next;
+    at += width;
   }
-  return low;
+  return Math.max(1, at);
 }

@@ -9,6 +9,17 @@
 const WIDE =
   /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\p{sc=Tibetan}]/gu;
 
+const WIDE_ONE = new RegExp(`^${WIDE.source}$`, 'u');
+
+/** Basic-plane wide characters, tabled once (65 536 tests): measuring is then a lookup a character. */
+const WIDE_BMP = (() => {
+  const table = new Uint8Array(0x10000);
+  for (let code = 0; code < 0x10000; code++) {
+    if (code < 0xd800 || code > 0xdfff) table[code] = WIDE_ONE.test(String.fromCharCode(code)) ? 1 : 0;
+  }
+  return table;
+})();
+
 /** The additive parts of the estimate: wide characters and the UTF-16 length of everything else. */
 export interface TokenMeasure {
   wide: number;
@@ -19,11 +30,27 @@ export interface TokenMeasure {
 export function measureText(text: string): TokenMeasure {
   let wide = 0;
   let wideUnits = 0;
-  for (const match of text.matchAll(WIDE)) {
-    wide++;
-    wideUnits += match[0].length;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code >= 0xd800 && code <= 0xdbff && at + 1 < text.length) {
+      // A supplementary-plane character (CJK extensions are wide): test it whole.
+      const pair = text.slice(at, at + 2);
+      if (WIDE_ONE.test(pair)) {
+        wide++;
+        wideUnits += 2;
+      }
+      at++;
+    } else if (WIDE_BMP[code] === 1) {
+      wide++;
+      wideUnits++;
+    }
   }
   return { wide, other: text.length - wideUnits };
+}
+
+/** The measure of one character (a code point): for walking a text backwards. */
+export function measureChar(char: string): TokenMeasure {
+  return measureText(char);
 }
 
 /** Tokens of a measure: one per wide character, one per four other characters. */

@@ -115,7 +115,11 @@ describe('extractDocument: HTML', () => {
       limits,
     );
     expect(doc.title).toBe('Help centre');
-    expect(doc.sections.map((s) => s.headingPath.at(-1))).toEqual(['Topic 1', 'Topic 2', 'Topic 3']);
+    expect(doc.sections.map((s) => s.headingPath)).toEqual([
+      ['Help centre', 'Topic 1'],
+      ['Help centre', 'Topic 2'],
+      ['Help centre', 'Topic 3'],
+    ]);
     const all = doc.sections.map((s) => s.text).join('\n');
     expect(all).toContain('Topic 2 explains how refunds');
     expect(all).not.toContain('Copyright');

@@ -76,20 +76,24 @@ export function extractHtml(
   const { document } = parseHTML(html);
   const links = collectLinks(document, options.url);
   const pageTitle = document.querySelector('title')?.textContent?.trim() || null;
+  const pageH1 = document.querySelector('h1')?.textContent?.trim() || null;
   let root: DomNode | null = null;
   let title = pageTitle;
+  const builder = new SectionBuilder(options.maxChars);
   if (options.mainContent) {
     const article = readArticle(document);
     if (article) {
-      root = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body as DomNode;
+      const body = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body;
+      root = body as DomNode;
       title = pageTitle ?? (article.title?.trim() || null);
+      // Readability drops an h1 that repeats the title; keep it as the outermost heading of the path.
+      if (pageH1 && !body.querySelector('h1')) builder.heading(1, pageH1);
     }
   }
-  const builder = new SectionBuilder(options.maxChars);
   const walker = new Walker(builder, root === null && options.mainContent);
   walker.walk(root ?? (document.body as DomNode | null) ?? (document.documentElement as DomNode));
   walker.end();
-  return { title: title ?? walker.firstH1, builder, links };
+  return { title: title ?? walker.firstH1 ?? pageH1, builder, links };
 }
 
 function readArticle(document: unknown): { content: string; title: string | null } | null {
