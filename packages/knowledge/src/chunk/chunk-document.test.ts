@@ -65,6 +65,17 @@ describe('chunkDocument', () => {
     for (const chunk of chunks) expect(chunk.tokens).toBeLessThanOrEqual(100);
   });
 
+  it('splits huge unbroken text in bounded time', () => {
+    // Quadratic splitting would take minutes here; the bound is loose for a busy machine.
+    for (const text of ['x'.repeat(1_000_000), '退'.repeat(500_000), '𠀀'.repeat(100_000)]) {
+      const began = performance.now();
+      const chunks = chunkDocument(doc([{ headingPath: [], text, page: null }]), DEFAULT_CHUNK_OPTIONS);
+      expect(performance.now() - began).toBeLessThan(30_000);
+      for (const chunk of chunks) expect(chunk.tokens).toBeLessThanOrEqual(400);
+      expect(chunks.every((chunk) => chunk.text.isWellFormed())).toBe(true);
+    }
+  });
+
   it('merges a tiny tail into a fuller last chunk', () => {
     const paragraphs = Array.from({ length: 9 }, (_, i) => `Paragraph ${i} ${'word '.repeat(18)}`.trim());
     const chunks = chunkDocument(doc([{ headingPath: [], text: paragraphs.join('\n\n'), page: null }]), {

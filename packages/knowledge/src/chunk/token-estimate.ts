@@ -11,14 +11,18 @@ const WIDE =
 
 const WIDE_ONE = new RegExp(`^${WIDE.source}$`, 'u');
 
-/** Basic-plane wide characters, tabled once (65 536 tests): measuring is then a lookup a character. */
-const WIDE_BMP = (() => {
+/** Basic-plane wide characters, tabled on first use (65 536 tests): measuring is then a lookup a character. */
+let wideBmp: Uint8Array | undefined;
+
+function wideTable(): Uint8Array {
+  if (wideBmp) return wideBmp;
   const table = new Uint8Array(0x10000);
   for (let code = 0; code < 0x10000; code++) {
     if (code < 0xd800 || code > 0xdfff) table[code] = WIDE_ONE.test(String.fromCharCode(code)) ? 1 : 0;
   }
+  wideBmp = table;
   return table;
-})();
+}
 
 /** The additive parts of the estimate: wide characters and the UTF-16 length of everything else. */
 export interface TokenMeasure {
@@ -28,6 +32,7 @@ export interface TokenMeasure {
 
 /** The measure of a text (additive: the measure of a concatenation is the sum of the measures). */
 export function measureText(text: string): TokenMeasure {
+  const table = wideTable();
   let wide = 0;
   let wideUnits = 0;
   for (let at = 0; at < text.length; at++) {
@@ -40,7 +45,7 @@ export function measureText(text: string): TokenMeasure {
         wideUnits += 2;
       }
       at++;
-    } else if (WIDE_BMP[code] === 1) {
+    } else if (table[code] === 1) {
       wide++;
       wideUnits++;
     }

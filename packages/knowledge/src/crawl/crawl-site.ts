@@ -124,6 +124,10 @@ async function readHtml(
  * An absolute http(s) URL without its fragment, or null. Nothing else changes (no sorting of the
  * query, no case folding of the path): two spellings of one page may be fetched twice, never one
  * page mistaken for another.
+ *
+ * @example
+ * normalizeUrl('https://example.com/a?b=1#top'); // 'https://example.com/a?b=1'
+ * normalizeUrl('mailto:a@example.com'); // null
  */
 export function normalizeUrl(url: string): string | null {
   try {
