@@ -6,7 +6,7 @@ import { makePdf } from '../test-support/make-documents.ts';
 import type { CrawlOptions, FetchedPage, PageFetcher } from '../types.ts';
 import { crawlSite } from './crawl-site.ts';
 
-type Route = { status?: number; type?: string; body: string | Uint8Array };
+type Route = { status?: number; type?: string; body: string | Uint8Array; location?: string };
 
 /** A real HTTP server per made-up host name; the test fetcher routes each host to its server. */
 interface Site {
@@ -29,7 +29,12 @@ async function startSite(host: string, routes: Record<string, Route>): Promise<S
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(route.status ?? 200, { 'content-type': route.type ?? 'text/html; charset=utf-8' }).end(route.body);
+    res
+      .writeHead(route.status ?? 200, {
+        'content-type': route.type ?? 'text/html; charset=utf-8',
+        ...(route.location ? { location: route.location } : {}),
+      })
+      .end(route.body);
   });
   await new Promise<void>((resolve) => site.server.listen(0, '127.0.0.1', resolve));
   site.port = (site.server.address() as AddressInfo).port;
@@ -48,8 +53,10 @@ const fetcher: PageFetcher = async (url, signal) => {
   const site = sites.get(target.hostname);
   if (!site) throw Object.assign(new Error(`unreachable ${target.hostname}`), { code: 'ECONNREFUSED' });
   const response = await fetch(`http://127.0.0.1:${site.port}${target.pathname}${target.search}`, { signal });
+  // Redirects stay on the test server: map the final address back to the made-up host.
+  const final = new URL(response.url);
   return {
-    url,
+    url: `${target.protocol}//${target.host}${final.pathname}${final.search}`,
     status: response.status,
     contentType: response.headers.get('content-type'),
     bytes: new Uint8Array(await response.arrayBuffer()),
@@ -134,6 +141,17 @@ describe('crawlSite', () => {
     const pages = await crawl('http://site.test/#start', options());
     expect(pages.map((p) => p.url)).toEqual(['http://site.test/', 'http://site.test/a']);
     expect(site.requests).toEqual(['/robots.txt', '/', '/a']);
+  });
+
+  it('counts a page reached through a redirect once, under its final address', async () => {
+    const site = await startSite('site.test', {
+      '/': { body: page('Home', ['/old', '/a']) },
+      '/old': { status: 301, location: '/a', body: '' },
+      '/a': { body: page('A', []) },
+    });
+    const pages = await crawl('http://site.test/', options());
+    expect(pages.map((p) => p.url)).toEqual(['http://site.test/', 'http://site.test/a']);
+    expect(site.requests).toEqual(['/robots.txt', '/', '/old', '/a']);
   });
 
   it('yields PDFs it links to, skips content it cannot read and broken links, follows links only from HTML', async () => {

@@ -31,9 +31,10 @@ export async function* crawlSite(startUrl: string, options: CrawlOptions): Async
   const start = normalizeUrl(startUrl);
   if (!start) throw unreadable(`${startUrl} is not an http(s) address`);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const robots = new Map<string, Promise<RobotsRules>>();
+  const rulesFor = robotsCache(options);
   const lastFetch = new Map<string, number>();
-  const seen = new Set<string>([start]);
+  const seen = new Set<string>([start]); // queued or fetched
+  const fetched = new Set<string>(); // fetched, under the address asked for and the final one
   const queue: string[] = [start];
   let yielded = 0;
   let fetches = 0;
@@ -41,19 +42,10 @@ export async function* crawlSite(startUrl: string, options: CrawlOptions): Async
   while (queue.length && yielded < options.maxPages && fetches < options.maxPages * FETCHES_PER_PAGE) {
     throwIfAborted(options.signal);
     const url = queue.shift() as string;
+    if (fetched.has(url)) continue; // reached earlier through a redirect
     const isStart = url === start;
     const origin = new URL(url).origin;
-    let rules = robots.get(origin);
-    if (!rules) {
-      rules = loadRobotsRules(origin, {
-        fetch: options.fetch,
-        userAgent: options.userAgent,
-        maxDelayMs: options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS,
-        signal: options.signal,
-      });
-      robots.set(origin, rules);
-    }
-    const { isAllowed, delayMs } = await rules;
+    const { isAllowed, delayMs } = await rulesFor(origin);
     if (!isAllowed(url)) {
       if (isStart) throw unreadable(`The site's robots.txt does not allow reading ${url}`);
       continue;
@@ -66,6 +58,12 @@ export async function* crawlSite(startUrl: string, options: CrawlOptions): Async
     bytes += page.bytes.byteLength;
     if (bytes > maxBytes) return;
     const finalUrl = normalizeUrl(page.url) ?? url;
+    fetched.add(url);
+    // A redirect the fetcher followed may land on a page already fetched, or off the site.
+    if (finalUrl !== url && !isStart && (fetched.has(finalUrl) || (options.sameSite && !sameSite(finalUrl, start)))) {
+      continue;
+    }
+    fetched.add(finalUrl);
     seen.add(finalUrl);
     const format = detectFormat({
       mediaType: page.contentType,
@@ -79,16 +77,43 @@ export async function* crawlSite(startUrl: string, options: CrawlOptions): Async
     let document: ExtractedDocument | undefined;
     if (format === 'html') {
       document = await readHtml(page, finalUrl, options, isStart);
-      for (const link of document?.links ?? []) {
-        const next = normalizeUrl(link);
-        if (!next || seen.has(next) || (options.sameSite && !sameSite(next, start))) continue;
-        if (queue.length >= options.maxPages * QUEUE_PER_PAGE) break;
-        seen.add(next);
-        queue.push(next);
-      }
+      enqueueLinks(document?.links ?? [], { queue, seen, start, options });
     }
     yielded++;
     yield document ? { ...page, url: finalUrl, document } : { ...page, url: finalUrl };
+  }
+}
+
+/** robots.txt rules per origin, each fetched once. */
+function robotsCache(options: CrawlOptions): (origin: string) => Promise<RobotsRules> {
+  const rules = new Map<string, Promise<RobotsRules>>();
+  return (origin) => {
+    let found = rules.get(origin);
+    if (!found) {
+      found = loadRobotsRules(origin, {
+        fetch: options.fetch,
+        userAgent: options.userAgent,
+        maxDelayMs: options.maxCrawlDelayMs ?? DEFAULT_MAX_CRAWL_DELAY_MS,
+        signal: options.signal,
+      });
+      rules.set(origin, found);
+    }
+    return found;
+  };
+}
+
+/** Queues a page's links not seen before (on the site, with `sameSite`), up to the queue's bound. */
+function enqueueLinks(
+  links: string[],
+  crawl: { queue: string[]; seen: Set<string>; start: string; options: CrawlOptions },
+): void {
+  const { queue, seen, start, options } = crawl;
+  for (const link of links) {
+    const next = normalizeUrl(link);
+    if (!next || seen.has(next) || (options.sameSite && !sameSite(next, start))) continue;
+    if (queue.length >= options.maxPages * QUEUE_PER_PAGE) return;
+    seen.add(next);
+    queue.push(next);
   }
 }
 
