@@ -11,7 +11,10 @@ export interface RobotsRules {
 // robots-parser is CommonJS (`module.exports = fn`) while its types declare a default export; the
 // default import is the function at run time, whatever module resolution the type checker uses
 // (NodeNext here, Bundler in the dashboard's check, which reaches this package through the API).
-type RobotsParser = (url: string, robotstxt: string) => {
+type RobotsParser = (
+  url: string,
+  robotstxt: string,
+) => {
   isAllowed(url: string, ua?: string): boolean | undefined;
   getCrawlDelay(ua?: string): number | undefined;
 };
