@@ -98,7 +98,7 @@ describe('embeddingModelFor', () => {
     expect(model).toMatchObject({ provider: 'openai', modelId: 'text-embedding-3-small', dimensions: 32 });
     const [vector] = await model.embed(['Where is my parcel?']);
     const expected = hashEmbedding('Where is my parcel?', 32);
-    vector!.forEach((x, k) => expect(x).toBeCloseTo(expected[k]!, 6));
+    for (const [k, x] of vector!.entries()) expect(x).toBeCloseTo(expected[k]!, 6);
     expect(server.embeddingRequests[0]?.headers.authorization).toBe('Bearer sk-operator');
     expect(server.embeddingRequests[0]?.body).toMatchObject({ model: 'text-embedding-3-small', dimensions: 32 });
   });
