@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { type EmbeddingModel, normalizeVector, resolveEmbeddingDimensions } from './embeddings.ts';
 
 /** A model of unknown size until it answers, counting its calls. */
-function learning(size: number, withResolve: boolean): EmbeddingModel & { calls: number } {
+function learning(size: number, withResolve: boolean, known = 0): EmbeddingModel & { calls: number } {
   const model = {
     provider: 'test',
     modelId: 'm',
-    dimensions: 0,
+    dimensions: known,
     maxBatch: 8,
     calls: 0,
     async embed(texts: readonly string[]) {
@@ -21,8 +21,7 @@ function learning(size: number, withResolve: boolean): EmbeddingModel & { calls:
 
 describe('resolveEmbeddingDimensions', () => {
   it('answers a known size without a call, asks the model’s own probe, or embeds one word', async () => {
-    const known = learning(3, false);
-    known.dimensions = 3;
+    const known = learning(3, false, 3);
     expect(await resolveEmbeddingDimensions(known)).toBe(3);
     expect(known.calls).toBe(0);
     expect(await resolveEmbeddingDimensions(learning(5, true))).toBe(7);
