@@ -49,6 +49,26 @@ describe('OpenAI embeddings adapter', () => {
     expect(reversed).toEqual(direct);
   });
 
+  it('reads base64 vectors from servers that ignore the float encoding, and refuses broken ones', async () => {
+    const rewriting =
+      (rewrite: (embedding: number[]) => unknown): typeof fetch =>
+      async (input, init) => {
+        const response = await fetch(input, init);
+        const json = (await response.json()) as { data: Array<{ embedding: unknown }> };
+        for (const item of json.data) item.embedding = rewrite(item.embedding as number[]);
+        return new Response(JSON.stringify(json), { status: response.status, headers: response.headers });
+      };
+    const base64 = (v: number[]) => Buffer.from(new Float32Array(v).buffer).toString('base64');
+    const [plain] = await model().embed(['alpha beta']);
+    const [decoded] = await model({ fetch: rewriting(base64) }).embed(['alpha beta']);
+    expect(decoded).toEqual(plain);
+    for (const broken of [() => 'abc', () => [1, 'x'], () => null, (v: number[]) => v.map(() => Number.NaN)]) {
+      await expect(model({ fetch: rewriting(broken) }).embed(['x'])).rejects.toMatchObject({
+        code: 'model_bad_request',
+      });
+    }
+  });
+
   it('splits by count and by estimated tokens, one request at a time', async () => {
     const texts = Array.from({ length: 5 }, (_, i) => `text number ${i}`);
     const vectors = await model({ maxBatch: 2 }).embed(texts);

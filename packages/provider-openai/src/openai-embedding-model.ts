@@ -124,11 +124,36 @@ function vectorsInOrder(response: CreateEmbeddingResponse, count: number, provid
     if (!Number.isInteger(index) || index < 0 || index >= count || vectors[index]) {
       throw malformed(provider, `an embedding with index ${index} for ${count} inputs`);
     }
-    vectors[index] = normalizeVector(item.embedding);
+    vectors[index] = normalizeVector(numbersOf(item.embedding as unknown, provider));
   }
   const missing = vectors.indexOf(undefined);
   if (missing !== -1) throw malformed(provider, `no embedding for input ${missing}`);
   return vectors as Float32Array[];
+}
+
+/**
+ * The vector as numbers: a float array, or base64 float32 from a server that ignores
+ * `encoding_format: 'float'`; anything else, or a non-finite number, is refused.
+ */
+function numbersOf(embedding: unknown, provider: string): ArrayLike<number> {
+  const values =
+    typeof embedding === 'string'
+      ? base64Floats(embedding)
+      : Array.isArray(embedding) && embedding.every((x) => typeof x === 'number')
+        ? (embedding as number[])
+        : undefined;
+  if (!values || !Array.prototype.every.call(values, Number.isFinite)) {
+    throw malformed(provider, 'an embedding that is not a list of finite numbers');
+  }
+  return values;
+}
+
+function base64Floats(text: string): Float32Array | undefined {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length === 0 || bytes.length % 4 !== 0) return undefined;
+  const floats = new Float32Array(bytes.length / 4);
+  for (let i = 0; i < floats.length; i++) floats[i] = bytes.readFloatLE(i * 4);
+  return floats;
 }
 
 /** Every vector has the model's length (learned from the first answer when unknown). */

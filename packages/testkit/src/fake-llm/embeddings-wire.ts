@@ -14,7 +14,8 @@ export type EmbeddingsBody =
 
 /**
  * Reads an OpenAI embeddings request body: `input` a string or an array of strings (token arrays
- * are not supported by the fake), optional `dimensions` and `encoding_format`.
+ * are not supported by the fake; empty strings are refused as OpenAI refuses them), optional
+ * `dimensions` and `encoding_format`.
  *
  * @example
  * parseEmbeddingsBody({ model: 'text-embedding-3-small', input: ['a', 'b'] }); // { ok: true, inputs: ['a', 'b'], … }
@@ -25,6 +26,9 @@ export function parseEmbeddingsBody(body: Record<string, unknown>): EmbeddingsBo
   if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((text) => typeof text === 'string')) {
     return { ok: false, message: "'input' must be a string or a non-empty array of strings" };
   }
+  // As OpenAI does: an empty text is a caller's bug (an empty chunk), not something to embed.
+  const empty = inputs.indexOf('');
+  if (empty !== -1) return { ok: false, message: `'$.input[${empty}]' is invalid: empty strings are not allowed` };
   if (inputs.length > MAX_INPUTS) return { ok: false, message: `'input' takes at most ${MAX_INPUTS} items` };
   const dimensions = body.dimensions ?? FAKE_EMBEDDING_DIMENSIONS;
   if (

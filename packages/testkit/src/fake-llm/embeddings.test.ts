@@ -82,12 +82,13 @@ describe('fake LLM, OpenAI embeddings', () => {
       { input: [1, 2] },
       { input: 'x', dimensions: 0 },
       { input: 'x', encoding_format: 'hex' },
+      { input: ['a', ''] },
     ]) {
       await expect(retrying.embeddings.create({ model: 'm', ...(body as { input: string }) })).rejects.toBeInstanceOf(
         OpenAI.BadRequestError,
       );
     }
-    expect(fake.embeddingRequests).toHaveLength(4);
+    expect(fake.embeddingRequests).toHaveLength(5);
   });
 
   it('clears the embeddings queue and log on reset', async () => {
