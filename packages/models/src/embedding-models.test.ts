@@ -2,6 +2,7 @@ import { createEgressPolicy, egressModelFetch } from '@agentry/http-tools';
 import { resolveEmbeddingDimensions } from '@agentry/llm';
 import { hashEmbedding } from '@agentry/provider-demo';
 import { type FakeLlmServer, startFakeLlm } from '@agentry/testkit';
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseEmbeddingModelSpec } from './embedding-model-spec.ts';
 import { defaultEmbeddingModelSpec, embeddingModelFor } from './embedding-models.ts';
@@ -27,6 +28,29 @@ describe('embedding model specs', () => {
     for (const spec of ['', 'openai', '/x', 'openai/', 'cohere/embed-v4', 'local/other', 'openai/a b', 'anthropic/x']) {
       expect(() => parseEmbeddingModelSpec(spec), spec).toThrow(notConfigured);
     }
+  });
+
+  it('answers any string with a spec or embeddings_not_configured, nothing else', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc
+            .tuple(fc.constantFrom('openai', 'openai_compatible', 'local', 'x'), fc.string({ unit: 'grapheme' }))
+            .map(([p, m]) => `${p}/${m}`),
+        ),
+        (spec) => {
+          try {
+            const parsed = parseEmbeddingModelSpec(spec);
+            expect(['openai', 'openai_compatible', 'local']).toContain(parsed.provider);
+            expect(`${parsed.provider}/${parsed.model}`).toBe(spec);
+            expect(parsed.model).toMatch(/^\S+$/);
+          } catch (error) {
+            expect(error).toMatchObject({ code: 'embeddings_not_configured' });
+          }
+        },
+      ),
+    );
   });
 
   it('reads EMBEDDING_MODEL from the environment and stops on a bad one', () => {
