@@ -1,6 +1,14 @@
 export { chunkDocument } from './chunk/chunk-document.ts';
 export { detectFormat } from './extract/detect-format.ts';
 export { extractDocument } from './extract/extract-document.ts';
+export {
+  createKnowledgeSearch,
+  type EmbeddingModelResolver,
+  type KnowledgeSearchOptions,
+  type StoreKnowledgeSearch,
+  type VectorSearchSetting,
+} from './search/create-knowledge-search.ts';
+export { fuseRankings, RRF_K } from './search/reciprocal-rank-fusion.ts';
 export type {
   ChunkOptions,
   CrawlOptions,
