@@ -1,6 +1,25 @@
 export { chunkDocument } from './chunk/chunk-document.ts';
 export { detectFormat } from './extract/detect-format.ts';
 export { extractDocument } from './extract/extract-document.ts';
+export { createEgressPageFetcher } from './ingest/egress-page-fetcher.ts';
+export {
+  DEFAULT_INGEST_LIMITS,
+  embeddedText,
+  type IngestDependencies,
+  type IngestLimits,
+  ingestDocument,
+  isDocumentError,
+} from './ingest/ingest-document.ts';
+export {
+  DEFAULT_INGESTION_CONCURRENCY,
+  type IngestionWorker,
+  type IngestionWorkerOptions,
+  KNOWLEDGE_QUEUE_NAME,
+  type KnowledgeJobData,
+  knowledgeJobId,
+  startIngestionWorker,
+  sweepStaleDocuments,
+} from './ingest/ingestion-jobs.ts';
 export {
   createKnowledgeSearch,
   type EmbeddingModelResolver,

@@ -546,3 +546,30 @@ export async function staleKnowledgeDocuments(
       .limit(limit),
   );
 }
+
+/**
+ * Takes a stale document back to `queued` with the next generation, when nobody changed it since
+ * it was read (`generation` unchanged); the new generation, or undefined when it moved on.
+ */
+export async function requeueStaleKnowledgeDocument(
+  db: Db,
+  tenantId: string,
+  id: string,
+  generation: number,
+): Promise<number | undefined> {
+  const [row] = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .update(knowledgeDocuments)
+      .set({ status: 'queued', generation: sql`${knowledgeDocuments.generation} + 1`, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(knowledgeDocuments.tenantId, tenantId),
+          eq(knowledgeDocuments.id, id),
+          eq(knowledgeDocuments.generation, generation),
+          sql`${knowledgeDocuments.status} in ('queued', 'processing')`,
+        ),
+      )
+      .returning({ generation: knowledgeDocuments.generation }),
+  );
+  return row?.generation;
+}
