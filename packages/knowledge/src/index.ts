@@ -1,7 +1,9 @@
 export { chunkDocument } from './chunk/chunk-document.ts';
+export { builtinEmbeddingModelFor, DEFAULT_KNOWLEDGE_EMBEDDING } from './embedding-model-resolver.ts';
 export { detectFormat } from './extract/detect-format.ts';
 export { extractDocument } from './extract/extract-document.ts';
 export { createEgressPageFetcher } from './ingest/egress-page-fetcher.ts';
+export { knowledgeIngestDependencies } from './ingest/ingest-dependencies.ts';
 export {
   DEFAULT_INGEST_LIMITS,
   embeddedText,
@@ -20,6 +22,7 @@ export {
   startIngestionWorker,
   sweepStaleDocuments,
 } from './ingest/ingestion-jobs.ts';
+export { type KnowledgeSettings, knowledgeSettingsFromEnv } from './knowledge-settings.ts';
 export {
   createKnowledgeSearch,
   type EmbeddingModelResolver,
