@@ -29,10 +29,13 @@ export async function lockKnowledgeLimit(tx: Tx, key: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`knowledge:${key}`}, 0))`);
 }
 
+// Qualified by hand: drizzle writes a lone `"id"` in a one-table select, which inside the
+// subqueries would mean the document's id.
+const baseId = sql.raw('"knowledge_bases"."id"');
 const counts = {
-  documentCount: sql<number>`(select count(*)::int from ${knowledgeDocuments} d where d.knowledge_base_id = ${knowledgeBases.id})`,
-  chunkCount: sql<number>`(select coalesce(sum(d.chunk_count), 0)::int from ${knowledgeDocuments} d where d.knowledge_base_id = ${knowledgeBases.id})`,
-  bytes: sql<number>`(select coalesce(sum(d.bytes), 0)::bigint from ${knowledgeDocuments} d where d.knowledge_base_id = ${knowledgeBases.id})`,
+  documentCount: sql<number>`(select count(*)::int from ${knowledgeDocuments} d where d.knowledge_base_id = ${baseId})`,
+  chunkCount: sql<number>`(select coalesce(sum(d.chunk_count), 0)::int from ${knowledgeDocuments} d where d.knowledge_base_id = ${baseId})`,
+  bytes: sql<number>`(select coalesce(sum(d.bytes), 0)::bigint from ${knowledgeDocuments} d where d.knowledge_base_id = ${baseId})`,
 };
 
 function withNumbers(row: KnowledgeBaseWithCounts): KnowledgeBaseWithCounts {
