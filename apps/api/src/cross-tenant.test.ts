@@ -384,7 +384,8 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
         'GET /v1/knowledge-bases/{id}/documents/{documentId}/chunks',
       ]),
     );
-  });
+    // Two callers and two requests for each of ~40 operations: more than the default 30 s on a busy machine.
+  }, 120_000);
 
   it('never shows B’s data in A’s lists, filtered by B’s ids or not', async () => {
     const before = await snapshot(b);

@@ -301,7 +301,7 @@ export function knowledgeBaseRoutes(deps: ApiDeps) {
     const type = c.req.header('content-type') ?? '';
     const document = /^multipart\/form-data/i.test(type)
       ? await fileDocument(c, settings.settings.maxFileBytes)
-      : await jsonDocument(c, deps, settings.settings.maxCrawlPages);
+      : await jsonDocument(c, deps, settings.settings);
     const created = await createKnowledgeDocument(
       deps.db,
       tenant.id,
@@ -485,7 +485,14 @@ export function knowledgeBaseRoutes(deps: ApiDeps) {
 
 function defaultEmbedding(requested: string | undefined) {
   if (requested !== undefined && requested !== DEFAULT_KNOWLEDGE_EMBEDDING.spec) {
-    throw errors.unavailable('embeddings_not_configured', `The embedding model "${requested}" is not configured`);
+    throw errors.validation('Unknown embedding model', [
+      {
+        path: '/embedding_model',
+        code: 'unknown_model',
+        message: `"${requested.slice(0, 200)}" is not an embedding model of this platform`,
+        hint: `Use ${DEFAULT_KNOWLEDGE_EMBEDDING.spec}`,
+      },
+    ]);
   }
   return DEFAULT_KNOWLEDGE_EMBEDDING;
 }
@@ -535,10 +542,16 @@ async function fileDocument(c: Context, maxFileBytes: number) {
   };
 }
 
-async function jsonDocument(c: Context<{ Variables: AuthVariables }>, deps: ApiDeps, maxCrawlPages: number) {
-  const body = await readJson(c, CreateKnowledgeDocumentBody);
+async function jsonDocument(c: Context<{ Variables: AuthVariables }>, deps: ApiDeps, settings: KnowledgeSettings) {
+  // Text sent as JSON is bounded like a file (plus room for its escaping), not by the 1 MiB JSON bound.
+  const body = await readJson(c, CreateKnowledgeDocumentBody, {
+    maxBytes: settings.maxFileBytes + MULTIPART_OVERHEAD_BYTES,
+    tooLarge: () => documentTooLarge(settings.maxFileBytes),
+  });
+  const maxCrawlPages = settings.maxCrawlPages;
   if ('text' in body) {
     const bytes = new TextEncoder().encode(body.text);
+    if (bytes.byteLength > settings.maxFileBytes) throw documentTooLarge(settings.maxFileBytes);
     return {
       title: body.title,
       source: 'text' as const,
