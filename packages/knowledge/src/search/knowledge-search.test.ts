@@ -2,10 +2,12 @@ import {
   createKnowledgeBase,
   createKnowledgeDocument,
   createTenantWithKey,
+  detectVectorSearch,
   finishKnowledgeDocument,
   type NewKnowledgeChunk,
   requeueKnowledgeDocument,
   searchKnowledgeByText,
+  searchKnowledgeByVector,
 } from '@agentry/db';
 import { createLocalEmbeddingModel, lexicalFeatures } from '@agentry/provider-demo';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
@@ -126,6 +128,20 @@ describe.each(cases)('knowledge search on $kind ($setting)', ({ kind, setting })
   it('a document being ingested again is invisible (no half-indexed hits)', async () => {
     const hits = await search().search({ tenantId: tenantA, knowledgeBases: ['Help'], query: 'unicorn', topK: 5 });
     expect(hits.map((hit) => hit.title)).not.toContain('Draft');
+  });
+
+  it('pgvector and the built-in search rank alike (where the database has pgvector)', async (context) => {
+    if ((await detectVectorSearch(database.db)) !== 'pgvector') {
+      context.skip('this database has no pgvector: only the built-in search runs here');
+    }
+    for (const query of ['refund policy', '退款', 'password reset', 'shipping days']) {
+      const [vector] = await model.embed([query]);
+      const ranked = async (mode: 'pgvector' | 'builtin') =>
+        (
+          await searchKnowledgeByVector(database.db, tenantA, { baseIds: [baseId], vector: vector!, limit: 10, mode })
+        ).map((hit) => [hit.id, hit.score.toFixed(5)]);
+      expect(await ranked('pgvector')).toEqual(await ranked('builtin'));
+    }
   });
 
   it('says which vector search it uses', async () => {
