@@ -8,7 +8,6 @@ import {
   type ToolResultCache,
 } from '@agentry/http-tools';
 import {
-  builtinEmbeddingModelFor,
   createKnowledgeSearch,
   type IngestionWorker,
   KNOWLEDGE_QUEUE_NAME,
@@ -34,6 +33,7 @@ import {
   type RunControl,
   type RunEventBus,
 } from '@agentry/run-events';
+import { tenantEmbeddings } from '@agentry/run-service';
 import { type RunWorker, startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createLogger, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
@@ -156,9 +156,10 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   const knowledgeQueue: JobQueue<KnowledgeJobData> = knowledgeBull
     ? createBullQueue<KnowledgeJobData>(knowledgeBull)
     : knowledgeInProcess!;
+  const embeddings = tenantEmbeddings({ db: database.db, models: config.models, secretBox, egress });
   const knowledgeSearch = createKnowledgeSearch({
     db: database.db,
-    embeddingModelFor: builtinEmbeddingModelFor,
+    embeddingModelFor: embeddings.modelFor,
     vectorSearch: config.knowledge.vectorSearch,
   });
 
@@ -186,6 +187,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       sweeper: config.sweeper,
       webhooks: config.webhooks,
       metrics,
+      knowledge: knowledgeSearch,
       log: (level, message, fields) => runLogger[level](fields, message),
     });
     ingestion = startIngestionWorker({
@@ -193,7 +195,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
         db: database.db,
         egress,
         settings: config.knowledge,
-        embeddingModelFor: builtinEmbeddingModelFor,
+        embeddingModelFor: embeddings.modelFor,
       }),
       queue: knowledgeQueue,
       startWorker: (handler, options) =>
@@ -238,7 +240,12 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       admission: config.admission,
       ...(mailer && smtp ? { mail: { mailer, publicUrl: smtp.publicUrl } } : {}),
       showInvitationLinks: config.mail.showInvitationLinks,
-      knowledge: { search: knowledgeSearch, queue: knowledgeQueue, settings: config.knowledge },
+      knowledge: {
+        search: knowledgeSearch,
+        queue: knowledgeQueue,
+        settings: config.knowledge,
+        embeddingFor: embeddings.choose,
+      },
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
   );

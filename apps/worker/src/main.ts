@@ -2,7 +2,7 @@ import { openDatabase } from '@agentry/db';
 import { EnvError } from '@agentry/env';
 import { createEgressPolicy, createRedisToolResultCache } from '@agentry/http-tools';
 import {
-  builtinEmbeddingModelFor,
+  createKnowledgeSearch,
   KNOWLEDGE_QUEUE_NAME,
   type KnowledgeJobData,
   knowledgeIngestDependencies,
@@ -10,6 +10,7 @@ import {
 } from '@agentry/knowledge';
 import { createBullQueue, createRedisScheduler, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
+import { tenantEmbeddings } from '@agentry/run-service';
 import { startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createLogger, processMetrics, startTelemetry } from '@agentry/telemetry';
@@ -88,6 +89,12 @@ async function main(): Promise<void> {
   // The processor, the sweeper, the scheduler's reconciliation and the webhook dispatcher (this
   // worker also sends the outbox rows that run status changes wrote; any worker may), as in the
   // API's embedded mode.
+  const embeddings = tenantEmbeddings({ db: database.db, models: config.models, secretBox, egress });
+  const knowledge = createKnowledgeSearch({
+    db: database.db,
+    embeddingModelFor: embeddings.modelFor,
+    vectorSearch: config.knowledge.vectorSearch,
+  });
   const runWorker = startRunWorker({
     db: database.db,
     scheduler,
@@ -104,6 +111,7 @@ async function main(): Promise<void> {
     sweeper: config.sweeper,
     webhooks: config.webhooks,
     metrics,
+    knowledge,
     log: (level, message, fields) => logger[level](fields, message),
   });
   // Knowledge ingestion: its own queue and a small concurrency, so documents never starve runs.
@@ -114,7 +122,7 @@ async function main(): Promise<void> {
       db: database.db,
       egress,
       settings: config.knowledge,
-      embeddingModelFor: builtinEmbeddingModelFor,
+      embeddingModelFor: embeddings.modelFor,
     }),
     queue: knowledgeQueue,
     startWorker: (handler, options) =>

@@ -70,7 +70,9 @@ export function embeddingModelFor(
   options: EmbeddingModelOptions = {},
 ): EmbeddingModel {
   const parsed = parseEmbeddingModelSpec(spec);
-  if (parsed.provider === 'local') return createLocalEmbeddingModel();
+  if (parsed.provider === 'local') {
+    return createLocalEmbeddingModel(options.dimensions ? { dimensions: options.dimensions } : {});
+  }
   const creds = credentialsFor(parsed, settings);
   const guarded = Boolean(creds.baseURL && creds.tenantChosen);
   if (guarded && !options.fetch) throw new Error('A tenant’s embedding base URL needs the egress-guarded fetch');

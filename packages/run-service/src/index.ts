@@ -18,6 +18,7 @@ export {
   type RunService,
   type RunServiceDeps,
 } from './run-service.ts';
+export { type TenantEmbeddings, tenantEmbeddings } from './tenant-embeddings.ts';
 export {
   loadTenantModelSettings,
   modelProviderContext,

@@ -57,6 +57,9 @@ const DOCUMENT_CODES = new Set([
   'embedding_model_mismatch',
   'embeddings_not_configured',
   'model_not_configured',
+  // The embedding provider refused the key or the request: retrying cannot help until someone acts.
+  'model_auth_failed',
+  'model_bad_request',
   'import_fetch_failed',
 ]);
 
