@@ -10,6 +10,7 @@ export type {
   EndpointConfig,
   EndUserConfig,
   FlowConfig,
+  HandoffConfig,
   FlowSlotConfig,
   FlowStepConfig,
   HttpMethod,
