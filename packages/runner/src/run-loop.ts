@@ -5,7 +5,9 @@ import { compileFlows, withFlowTools } from '@agentry/flows';
 import { withAllowlist } from '@agentry/http-tools';
 import type { Message } from '@agentry/llm';
 import { agentOptions } from './agent-options.ts';
+import { composeExecutors } from './compose-executors.ts';
 import { flowTurnFor, runFlowInRun } from './flow-run.ts';
+import { handoffExecutor, handoffReply, modelMessage } from './handoff-tool.ts';
 import { withFlowStartPermissions } from './permission-executor.ts';
 import type { ProcessorContext } from './processor-context.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
@@ -34,7 +36,8 @@ export async function runLoop(
   const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
   const toolCache = runToolCache(deps.toolCache, run.tenantId, ctx.log);
   const setup = setUpRun(start, run, deps.models, deps.fetch, deps.secretBox, egress, toolCache);
-  const history: Message[] = stored.map((m) => ({ role: m.role, content: m.content }));
+  // People's replies and notes (issue 21) read as what they are: written by a person.
+  const history: Message[] = stored.map(modelMessage);
   const { agent } = setup;
   // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.
   const runTools = createRunTools({
@@ -70,8 +73,10 @@ async function runWithTools(
 ): Promise<AgentRunResult> {
   const { deps, telemetry } = ctx;
   const { agent } = setup;
+  // Issue 21: the built-in handoff_to_human tool, when the agent enables it.
+  const handoff = handoffExecutor(ctx, run, agent);
   const recording = createRecordingExecutor({
-    inner: runTools.executor,
+    inner: handoff ? composeExecutors(runTools.executor, handoff) : runTools.executor,
     db: deps.db,
     run,
     fence,
@@ -95,13 +100,26 @@ async function runWithTools(
   const flowInputs = { ...inputs, agentTools, options };
   const plan = flowTurnFor(flows, history);
   if (plan) return runFlowInRun(ctx, flowInputs, plan, history);
-  const result = await runAgent(options);
+  const result = withHandoffReply(ctx, run, await runAgent(options), writes);
   // The model started a flow: the flow takes its first steps in the same run.
   const started =
     flows.length > 0 && result.status === 'completed'
       ? flowTurnFor(flows, [...history, ...result.messages])
       : undefined;
   return started ? runFlowInRun(ctx, flowInputs, started, [...history, ...result.messages], result) : result;
+}
+
+/**
+ * A model turn that ended by handing the conversation to people: the visitor is told what the
+ * agent says then (a person is coming, or nobody is available), stored with the final status.
+ */
+function withHandoffReply(ctx: ProcessorContext, run: Run, result: AgentRunResult, writes: WriteBehind): AgentRunResult {
+  const told = handoffReply(result);
+  if (!told) return result;
+  const message: Message = { role: 'assistant', content: [{ type: 'text', text: told }] };
+  writes.defer({ messages: [message] });
+  void ctx.publish(run.id, { type: 'text-delta', step: Math.max(0, result.steps.length - 1), delta: told });
+  return { ...result, messages: [...result.messages, message], finalText: told };
 }
 
 /** One empty list for agents without flows: the compiled-flows memo keys on the list. */
