@@ -21,6 +21,7 @@ export type {
   HandoffConfig,
   HttpMethod,
   JsonType,
+  KnowledgeConfig,
   LimitsConfig,
   McpServerConfig,
   ModelConfig,
