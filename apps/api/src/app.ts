@@ -24,7 +24,9 @@ import { conversationRoutes } from './routes/conversations.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { demoContactRoutes, demoEndpointRoutes } from './routes/demo.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { handoffRoutes } from './routes/handoff.ts';
 import { healthRoutes } from './routes/health.ts';
+import { inboxRoutes } from './routes/inbox.ts';
 import { invitationRoutes } from './routes/invitations.ts';
 import {
   documentTooLarge,
@@ -158,6 +160,8 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   );
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps, runs));
+  tenantScoped.route('/conversations', handoffRoutes(deps));
+  tenantScoped.route('/inbox', inboxRoutes(deps));
   tenantScoped.route('/runs', runRoutes(deps));
   tenantScoped.route('/secrets', secretRoutes(deps));
   tenantScoped.route('/model-providers', modelProviderRoutes(deps));

@@ -12,6 +12,7 @@ export type {
   FlowConfig,
   FlowSlotConfig,
   FlowStepConfig,
+  HandoffConfig,
   HttpMethod,
   KnowledgeConfig,
   LimitsConfig,

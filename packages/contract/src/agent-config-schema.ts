@@ -97,6 +97,7 @@ export const agentConfigSchema = {
       maxItems: 100,
       items: { $ref: '#/$defs/permission' },
     },
+    handoff: { $ref: '#/$defs/handoff' },
     flows: {
       description:
         "Fixed procedures (a leave request, a refund) run as state machines: started when the user's message matches a trigger pattern (no model call) or when the model calls the tool flow__<name>; they ask for slots, call tools, branch and reply, one step at a time, and hold the conversation until they end.",
@@ -107,6 +108,41 @@ export const agentConfigSchema = {
     knowledge: { $ref: '#/$defs/knowledge' },
   },
   $defs: {
+    handoff: {
+      description:
+        "Passing a conversation to a person: with `enabled` the model gets the built-in tool handoff_to_human (a reason and a summary for the person); flows' handoff steps and members' take-overs work either way. While a person holds the conversation the model is not called.",
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { description: 'Offer the model the handoff_to_human tool.', type: 'boolean', default: false },
+        visitor_button: {
+          description: "Show visitors a 'talk to a person' button in the widget.",
+          type: 'boolean',
+          default: false,
+        },
+        waiting_message: {
+          description: 'What the visitor is told when a person was asked for.',
+          type: 'string',
+          minLength: 1,
+          maxLength: 1000,
+          default: 'I have asked a person from our team to join; they will answer here shortly.',
+        },
+        unavailable_message: {
+          description:
+            'What the visitor is told when nobody is available (no member available, or outside business hours).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 1000,
+          default: 'Nobody from our team is available right now, so I will keep helping you myself.',
+        },
+        when_unavailable: {
+          description:
+            'When nobody is available: continue (the model goes on answering) or collect_contact (the model asks for contact details so the team can get back to the visitor).',
+          enum: ['continue', 'collect_contact'],
+          default: 'continue',
+        },
+      },
+    },
     knowledge: {
       description:
         "Knowledge bases the agent answers from, with citations ([n] markers the answer's sources are attached to). mode tool (default): the model gets the tool search_knowledge({ query }) and searches when it needs to; mode auto: the user's message is searched before the model's first call of each run and the hits are put in its context (no extra model request).",
@@ -652,7 +688,18 @@ export const agentConfigSchema = {
           type: 'array',
           minItems: 1,
           uniqueItems: true,
-          items: { enum: ['run.completed', 'run.failed', 'run.cancelled', 'run.timed_out', 'run.waiting'] },
+          items: {
+            enum: [
+              'run.completed',
+              'run.failed',
+              'run.cancelled',
+              'run.timed_out',
+              'run.waiting',
+              'conversation.handoff_requested',
+              'conversation.human_message',
+              'conversation.resolved',
+            ],
+          },
         },
         signing_secret: {
           description:

@@ -70,6 +70,8 @@ export type SkillConfig = NonNullable<AgentConfigDocument['skills']>[number];
 export type PermissionRuleConfig = NonNullable<AgentConfigDocument['permissions']>[number];
 /** What a permission rule does with the calls it matches. */
 export type PermissionAction = PermissionRuleConfig['action'];
+/** Passing conversations to people (issue 21): the model's tool and what visitors are told. */
+export type HandoffConfig = NonNullable<AgentConfigDocument['handoff']>;
 /** A fixed procedure run as a state machine (issue 19). */
 export type FlowConfig = NonNullable<AgentConfigDocument['flows']>[number];
 export type FlowStepConfig = FlowConfig['steps'][number];

@@ -73,6 +73,9 @@ export const ROUTE_ERROR_STATUS = {
   knowledge_base_full: 409,
   document_not_resyncable: 409,
   embedding_model_mismatch: 409,
+  // Handoff (issue 21): a person's action on a conversation in a mode that does not allow it
+  conversation_not_waiting: 409,
+  conversation_assigned_elsewhere: 409,
   // 410
   invitation_expired: 410,
   password_reset_expired: 410,

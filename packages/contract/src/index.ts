@@ -18,6 +18,7 @@ export type {
   FlowConfig,
   FlowSlotConfig,
   FlowStepConfig,
+  HandoffConfig,
   HttpMethod,
   JsonType,
   KnowledgeConfig,

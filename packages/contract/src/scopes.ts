@@ -14,6 +14,7 @@ export const SCOPE_RESOURCES = [
   'invitations',
   'webhook-deliveries',
   'knowledge',
+  'inbox',
 ] as const;
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];

@@ -13,6 +13,7 @@ export * from './repositories/account-tokens.ts';
 export * from './repositories/agents.ts';
 export * from './repositories/audit.ts';
 export * from './repositories/conversations.ts';
+export * from './repositories/handoff.ts';
 export * from './repositories/idempotency.ts';
 export * from './repositories/invitations.ts';
 export * from './repositories/knowledge-bases.ts';

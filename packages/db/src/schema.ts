@@ -40,8 +40,36 @@ export const tenants = pgTable('tenants', {
    * start reads those rows only then, so tenants without pay no round trip for them.
    */
   hasModelProviders: boolean('has_model_providers').notNull().default(false),
+  /** When people answer handoffs (an IANA time zone and weekly intervals); null = any time. */
+  businessHours: jsonb('business_hours').$type<BusinessHours>(),
   createdAt: createdAt(),
 });
+
+/**
+ * A tenant's business hours: weekly intervals (`day` 0 = Sunday … 6, `HH:MM` local times, `end`
+ * after `start`, `24:00` for midnight) in an IANA time zone. No intervals = never open.
+ */
+export interface BusinessHours {
+  time_zone: string;
+  intervals: Array<{ day: number; start: string; end: string }>;
+}
+
+/**
+ * Who answers a conversation: the model (`bot`), nobody yet (`pending_human`: a person was asked
+ * for), a member (`human`, `assigned_to`), or nobody any more (`resolved`; the next visitor
+ * message gives it back to the model).
+ */
+export type ConversationMode = 'bot' | 'pending_human' | 'human' | 'resolved';
+
+/** Why and how a conversation was handed to people; kept after it is released (the last handoff). */
+export interface HandoffInfo {
+  /** `model` (the handoff_to_human tool), `flow` (a flow's handoff step), `visitor`, `member`, `api`. */
+  source: 'model' | 'flow' | 'visitor' | 'member' | 'api';
+  reason: string;
+  /** The model's summary of the conversation so far, for the person taking it over. */
+  summary: string;
+  requested_at: string;
+}
 
 /** API keys, stored as a SHA-256 hash (keys are 256-bit random, so a slow hash adds nothing). */
 export const apiKeys = pgTable(
@@ -130,10 +158,58 @@ export const conversations = pgTable(
     /** Pinned version; null follows the agent's published version. */
     agentVersion: integer('agent_version'),
     context: jsonb('context').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    /** Who answers the visitor (see ConversationMode); only `bot` starts runs. */
+    mode: text('mode').$type<ConversationMode>().notNull().default('bot'),
+    /** The member (user id) holding the conversation in mode `human`. No foreign key: kept as history. */
+    assignedTo: uuid('assigned_to'),
+    /** The last handoff request (reason, the model's summary, when). */
+    handoff: jsonb('handoff').$type<HandoffInfo>(),
+    /** When `mode` last changed: a waiting conversation's waiting time starts here. */
+    modeChangedAt: timestamp('mode_changed_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [index('conversations_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [
+    index('conversations_tenant_idx').on(t.tenantId, t.createdAt),
+    // The inbox: the few conversations people hold or wait for, however many the tenant has.
+    index('conversations_inbox_idx')
+      .on(t.tenantId, t.modeChangedAt)
+      .where(sql`${t.mode} in ('pending_human', 'human')`),
+  ],
+);
+
+/** Who did something to a conversation's mode or notes. */
+export type ConversationActorType = 'user' | 'api_key' | 'model' | 'flow' | 'visitor' | 'system';
+
+/**
+ * A conversation's handoff history and internal notes: one row per mode change (`transition`:
+ * from, to, who, when, the note given) and per note people wrote (`note`: never shown to visitors
+ * nor the model).
+ */
+export const conversationEvents = pgTable(
+  'conversation_events',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<'transition' | 'note'>().notNull(),
+    fromMode: text('from_mode').$type<ConversationMode>(),
+    toMode: text('to_mode').$type<ConversationMode>(),
+    actorType: text('actor_type').$type<ConversationActorType>().notNull(),
+    /** The user's or API key's id (no foreign key: the record outlives them). */
+    actorId: text('actor_id'),
+    /** The member's display name at the time (or the key's prefix). */
+    actorName: text('actor_name'),
+    /** For an assignment: the member it went to. */
+    assignedTo: uuid('assigned_to'),
+    note: text('note'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('conversation_events_conversation_idx').on(t.conversationId, t.createdAt)],
 );
 
 /** A run's status and the final ones live in the API contract (`@agentry/contract`). */
@@ -259,10 +335,25 @@ export const messages = pgTable(
     seq: integer('seq').notNull(),
     role: text('role').$type<'user' | 'assistant' | 'tool'>().notNull(),
     content: jsonb('content').$type<ContentPart[]>().notNull(),
+    /**
+     * Written by a person, not the model: `human` (a member's reply to the visitor, role
+     * `assistant`) or `note` (a member's note for the model when releasing, never shown to the
+     * visitor). Null for the model's and the visitor's messages.
+     */
+    author: jsonb('author').$type<MessageAuthor>(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
 );
+
+/** A person who wrote a message (see `messages.author`). */
+export interface MessageAuthor {
+  type: 'human' | 'note';
+  /** The member's user id, or null when an API key wrote it. */
+  user_id: string | null;
+  /** The display name shown to the visitor (`human`) and to the model. */
+  name: string;
+}
 
 /** Tenant secrets, sealed with AES-256-GCM (the key lives outside the database). Never returned by the API. */
 export const secrets = pgTable(
@@ -380,6 +471,7 @@ export const schema = {
   agents,
   agentVersions,
   conversations,
+  conversationEvents,
   runs,
   messages,
   toolCalls,
@@ -448,6 +540,8 @@ export const tenantMembers = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     role: text('role').$type<MemberRole>().notNull(),
+    /** Whether the member takes handoffs now (they mark themselves available). */
+    available: boolean('available').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index('tenant_members_user_idx').on(t.userId)],
@@ -506,7 +600,15 @@ export const invitations = pgTable(
 );
 
 /** Events an agent's webhooks may subscribe to: the run statuses people wait for. */
-export type WebhookEvent = 'run.completed' | 'run.failed' | 'run.cancelled' | 'run.timed_out' | 'run.waiting';
+export type WebhookEvent =
+  | 'run.completed'
+  | 'run.failed'
+  | 'run.cancelled'
+  | 'run.timed_out'
+  | 'run.waiting'
+  | 'conversation.handoff_requested'
+  | 'conversation.human_message'
+  | 'conversation.resolved';
 
 /**
  * `pending`: due at `nextAttemptAt`; `sending`: claimed by a dispatcher until `nextAttemptAt` (its
@@ -528,9 +630,10 @@ export const webhookDeliveries = pgTable(
     tenantId: uuid('tenant_id')
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
-    runId: uuid('run_id')
-      .notNull()
-      .references(() => runs.id, { onDelete: 'cascade' }),
+    /** The run whose status this is; null for a conversation's events (`conversation.*`). */
+    runId: uuid('run_id').references(() => runs.id, { onDelete: 'cascade' }),
+    /** The conversation of a `conversation.*` event (null for run events, which name it in the payload). */
+    conversationId: uuid('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
     agentId: uuid('agent_id').notNull(),
     event: text('event').$type<WebhookEvent>().notNull(),
     url: text('url').notNull(),

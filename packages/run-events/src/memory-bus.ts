@@ -86,6 +86,10 @@ export function createMemoryBus(limits: RunEventBusLimits = defaultLimits): RunE
       return streams.has(runId);
     },
 
+    async lastId(runId: string) {
+      return streams.get(runId)?.records.at(-1)?.id;
+    },
+
     async close() {
       for (const stream of streams.values()) clearTimeout(stream.expiry);
       streams.clear();

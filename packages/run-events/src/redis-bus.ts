@@ -126,6 +126,11 @@ export function createRedisBus(options: RedisBusOptions): RedisRunEventBus {
       return (await writer.exists(key(runId))) === 1;
     },
 
+    async lastId(runId: string) {
+      const [last] = (await writer.xrevrange(key(runId), '+', '-', 'COUNT', 1)) as Array<[string, string[]]>;
+      return last?.[0];
+    },
+
     stats() {
       const shared = sharedReader?.stats();
       return {

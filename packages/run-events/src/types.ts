@@ -54,6 +54,11 @@ export interface RunEventBus {
   subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<RunEventRecord>;
   /** Whether the run still has a stream (false once it expired or before its first event). */
   has(runId: string): Promise<boolean>;
+  /**
+   * The id of the stream's newest event (undefined without one): a reader that wants only what
+   * comes next (an inbox opened now) subscribes `after` it.
+   */
+  lastId?(runId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 

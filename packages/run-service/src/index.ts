@@ -10,11 +10,39 @@ export {
   prepareVersion,
   versionModel,
 } from './agent-version.ts';
+export { businessHoursIssues, isTimeZone, isWithinBusinessHours } from './business-hours.ts';
 export { endUserSealContext, openEndUser, sealEndUser, type VerifiedEndUser } from './end-user.ts';
+export {
+  addNote,
+  assignConversation,
+  type HandoffDeps,
+  type HandoffOutcome,
+  type HandoffRequest,
+  type HandoffSettings,
+  handoffSettings,
+  type Member,
+  releaseConversation,
+  requestHandoff,
+  resolveConversation,
+  sendHumanMessage,
+  type UnavailableReason,
+  unavailableReason,
+} from './handoff.ts';
+export {
+  announce,
+  conversationStreamKey,
+  conversationSummary,
+  type HandoffStreamEvent,
+  inboxStreamKey,
+  modeEvent,
+  streamedMessage,
+  visitorStreamEvent,
+} from './handoff-events.ts';
 export {
   type ConversationRunRequest,
   createRunService,
   type MessageRunRequest,
+  type MessageRunResult,
   type RunService,
   type RunServiceDeps,
 } from './run-service.ts';

@@ -72,8 +72,12 @@ describe.each(testDatabaseKinds())('the run service on %s', (kind) => {
       models: { openai: { apiKey: 'sk-platform' } },
       ...(options.secretBox === false ? {} : { secretBox: box }),
     });
-    const send = (t: string, more: Partial<Parameters<typeof service.startMessageRun>[0]> = {}) =>
-      service.startMessageRun({ tenant, conversationId: conv.id, message: message(t), ...more });
+    // These conversations are the model's (mode `bot`): every message starts a run.
+    const send = async (t: string, more: Partial<Parameters<typeof service.startMessageRun>[0]> = {}) => {
+      const result = await service.startMessageRun({ tenant, conversationId: conv.id, message: message(t), ...more });
+      if (!result.run) throw new Error('the message was held for people');
+      return result;
+    };
     const runsOf = () =>
       withTenantScope(db, tenant.id, (tx) => tx.select().from(runs)).then((rows) =>
         rows.filter((r) => r.conversationId === conv.id),

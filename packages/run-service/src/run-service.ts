@@ -5,15 +5,19 @@ import { randomBytes } from 'node:crypto';
 import type { CompiledAgent } from '@agentry/config';
 import {
   type AgentVersion,
+  appendConversationMessage,
   type Conversation,
+  changeConversationMode,
   createConversationWithHistory,
   type Db,
   deleteConversation,
   deleteRun,
+  heldByPeople,
   type IdempotencyHold,
   insertRun,
   lockConversationForRun,
   type Run,
+  type StoredMessage,
   type Tenant,
   withTenantScope,
 } from '@agentry/db';
@@ -21,12 +25,13 @@ import { errors } from '@agentry/errors';
 import type { Message } from '@agentry/llm';
 import type { ModelProviderSettings } from '@agentry/models';
 import { type RunScheduler, runJobData } from '@agentry/queue';
-import type { RunControl } from '@agentry/run-events';
+import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { SecretBox } from '@agentry/secrets';
 import { compileVersion, type PreparedVersion, prepareVersion, versionModel } from './agent-version.ts';
 import { busyDecision } from './busy-policy.ts';
 import { assertDailyQuota } from './daily-quota.ts';
 import { sealEndUser, type VerifiedEndUser } from './end-user.ts';
+import { announce, conversationSummary, modeEvent, streamedMessage } from './handoff-events.ts';
 import { loadTenantModelSettings } from './tenant-models.ts';
 import { openSecrets } from './tenant-secrets.ts';
 
@@ -38,7 +43,17 @@ export interface RunServiceDeps {
   control: RunControl;
   models: ModelProviderSettings;
   secretBox?: SecretBox | undefined;
+  /** Where a message held for people is announced (the inbox and conversation streams). */
+  events?: RunEventBus | undefined;
 }
+
+/**
+ * How a message was taken: a run started (`run`), or — while people hold the conversation or wait
+ * to (issue 21) — the message was stored for them and no run started (`held`).
+ */
+export type MessageRunResult =
+  | { run: Run; interrupted: Run[]; held?: undefined }
+  | { run?: undefined; held: StoredMessage; conversation: Conversation };
 
 /** A user's message to an existing conversation. */
 export interface MessageRunRequest {
@@ -88,7 +103,7 @@ export interface RunService {
    * model, busy policy) and writes in one transaction, then interrupts, then queues. Nothing is
    * written when a check fails; the run is removed when it cannot be queued (503 `queue_unavailable`).
    */
-  startMessageRun(request: MessageRunRequest): Promise<{ run: Run; interrupted: Run[] }>;
+  startMessageRun(request: MessageRunRequest): Promise<MessageRunResult>;
   /** Starts a new conversation's first run; the conversation is removed when the run cannot start. */
   startConversationRun(request: ConversationRunRequest): Promise<{ run: Run; conversation: Conversation }>;
 }
@@ -103,13 +118,28 @@ export interface RunService {
 export function createRunService(deps: RunServiceDeps): RunService {
   const { db } = deps;
 
-  async function startMessageRun(request: MessageRunRequest) {
+  async function startMessageRun(request: MessageRunRequest): Promise<MessageRunResult> {
     const { tenant, conversationId } = request;
-    const { run, interrupted } = await withTenantScope(db, tenant.id, async (tx, commitAhead) => {
+    const started = await withTenantScope(db, tenant.id, async (tx, commitAhead) => {
       const found = await lockConversationForRun(tx, tenant.id, conversationId);
       request.authorize?.(found?.conversation);
       if (!found) throw errors.notFound('conversation', conversationId);
       const message = await request.message();
+      // People hold the conversation or are asked to: the message is theirs, the model is not called.
+      if (heldByPeople(found.conversation.mode)) {
+        const held = await appendConversationMessage(tx, {
+          tenantId: tenant.id,
+          conversationId,
+          role: 'user',
+          content: message.content,
+        });
+        return { held, conversation: found.conversation };
+      }
+      // A resolved conversation the visitor writes to again goes back to the model.
+      const reopened =
+        found.conversation.mode === 'resolved'
+          ? await changeConversationMode(tx, found.conversation, { to: 'bot', actor: { type: 'visitor' } })
+          : undefined;
       const { version } = found;
       if (!version) {
         throw errors.conflict('agent_not_published', 'The conversation’s agent has no published version');
@@ -135,8 +165,19 @@ export function createRunService(deps: RunServiceDeps): RunService {
         },
         commitAhead,
       );
-      return { run: written.run, interrupted: interrupt };
+      return { run: written.run, interrupted: interrupt, reopened };
     });
+    if (started.held) {
+      await announce(deps.events, started.conversation, {
+        type: 'visitor-message',
+        ...conversationSummary(started.conversation),
+        message: streamedMessage(started.held),
+      });
+      return { held: started.held, conversation: started.conversation };
+    }
+    const { run, interrupted, reopened } = started;
+    if (reopened)
+      await announce(deps.events, reopened.conversation, modeEvent(reopened.conversation, reopened.event, null));
     for (const active of interrupted) await deps.control.cancel(active.id).catch(() => {});
     await queueOrUndo(run, () => deleteRun(db, tenant.id, run.id));
     return { run, interrupted };

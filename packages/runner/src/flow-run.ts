@@ -19,6 +19,7 @@ import {
 } from '@agentry/flows';
 import { addUsage, emptyUsage, type Message, textOf } from '@agentry/llm';
 import type { LoopInputs } from './agent-options.ts';
+import { handOver } from './handoff-tool.ts';
 import { unansweredInput } from './pending-input.ts';
 import type { ProcessorContext } from './processor-context.ts';
 import { doneResult } from './resume-history.ts';
@@ -201,6 +202,15 @@ export async function runFlowInRun(
       ],
     },
   ];
+  // A handoff step (issue 21) asks for a person; when nobody is available the visitor hears so instead.
+  if (turn.state.status === 'handoff') {
+    const handed = await handOver(ctx, run, setup.agent, {
+      source: 'flow',
+      reason: `The flow ${plan.flow.name} hands over`,
+      summary: flowSummary(plan.flow.name, turn.state.slots),
+    });
+    if (handed.status === 'unavailable') turn.replies = [handed.told_visitor];
+  }
   const finalText = turn.replies.join('\n\n');
   if (finalText) {
     messages.push({ role: 'assistant', content: [{ type: 'text', text: finalText }] });
@@ -230,3 +240,11 @@ export async function runFlowInRun(
 }
 
 const zero = emptyUsage();
+
+/** What a person taking over from a flow reads first: the flow and the answers it collected. */
+function flowSummary(flow: string, slots: Record<string, unknown>): string {
+  const known = Object.entries(slots)
+    .map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join('; ');
+  return known ? `The flow ${flow} collected ${known}` : `The flow ${flow} handed over`;
+}

@@ -5,7 +5,9 @@ import { compileFlows, withFlowTools } from '@agentry/flows';
 import { withAllowlist } from '@agentry/http-tools';
 import type { Message } from '@agentry/llm';
 import { agentOptions } from './agent-options.ts';
+import { composeExecutors } from './compose-executors.ts';
 import { flowTurnFor, runFlowInRun } from './flow-run.ts';
+import { handoffExecutor, handoffReply, modelMessage } from './handoff-tool.ts';
 import { retrieveBeforeAnswer } from './knowledge-auto.ts';
 import { SEARCH_KNOWLEDGE } from './knowledge-sources.ts';
 import { withSourceLedger } from './knowledge-tool.ts';
@@ -38,7 +40,8 @@ export async function runLoop(
   const egress = deps.egress && withAllowlist(deps.egress, tenant?.egressAllowlist ?? []);
   const toolCache = runToolCache(deps.toolCache, run.tenantId, ctx.log);
   const setup = setUpRun(start, run, deps.models, deps.fetch, deps.secretBox, egress, toolCache);
-  const history: Message[] = stored.map((m) => ({ role: m.role, content: m.content }));
+  // People's replies and notes (issue 21) read as what they are: written by a person.
+  const history: Message[] = stored.map(modelMessage);
   const { agent } = setup;
   // Knowledge bases (issue 20): the source numbers come from the transcript, so a resume keeps them.
   const knowledge = runKnowledge(agent, deps.knowledge, run.tenantId, history);
@@ -93,7 +96,9 @@ async function runWithTools(
     const traced = telemetry ? telemetry.traceTools(run, recording) : recording;
     return knowledge ? withSourceLedger(traced, knowledge.ledger) : traced;
   };
-  const agentTools = recorded(runTools.executor);
+  // Issue 21: the built-in handoff_to_human tool, when the agent enables it.
+  const handoff = handoffExecutor(ctx, run, agent);
+  const agentTools = recorded(handoff ? composeExecutors(runTools.executor, handoff) : runTools.executor);
   // Flows (issue 19): offered to the model as flow__<name> tools; a flow's turns run without it.
   const flows = compileFlows(agent.config.flows ?? NO_FLOWS);
   const tools = withFlowStartPermissions(
@@ -130,13 +135,31 @@ async function runWithTools(
   const options = agentOptions(ctx, inputs);
   const flowInputs = { ...inputs, agentTools, options };
   if (plan) return runFlowInRun(ctx, flowInputs, plan, history);
-  const result = await runAgent(options);
+  const result = withHandoffReply(ctx, run, await runAgent(options), writes);
   // The model started a flow: the flow takes its first steps in the same run.
   const started =
     flows.length > 0 && result.status === 'completed'
       ? flowTurnFor(flows, [...context, ...result.messages])
       : undefined;
   return started ? runFlowInRun(ctx, flowInputs, started, [...context, ...result.messages], result) : result;
+}
+
+/**
+ * A model turn that ended by handing the conversation to people: the visitor is told what the
+ * agent says then (a person is coming, or nobody is available), stored with the final status.
+ */
+function withHandoffReply(
+  ctx: ProcessorContext,
+  run: Run,
+  result: AgentRunResult,
+  writes: WriteBehind,
+): AgentRunResult {
+  const told = handoffReply(result);
+  if (!told) return result;
+  const message: Message = { role: 'assistant', content: [{ type: 'text', text: told }] };
+  writes.defer({ messages: [message] });
+  void ctx.publish(run.id, { type: 'text-delta', step: Math.max(0, result.steps.length - 1), delta: told });
+  return { ...result, messages: [...result.messages, message], finalText: told };
 }
 
 /** One empty list for agents without flows: the compiled-flows memo keys on the list. */

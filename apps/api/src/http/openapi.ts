@@ -224,6 +224,7 @@ const TAG_ORDER = [
   'Agents',
   'Conversations',
   'Runs',
+  'Inbox',
   'Secrets',
   'Model providers',
   'API keys',

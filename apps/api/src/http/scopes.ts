@@ -53,6 +53,7 @@ const EDITOR_WRITES = [
   'secrets',
   'webhook-deliveries',
   'knowledge',
+  'inbox',
 ];
 
 /**
@@ -82,6 +83,9 @@ const PUBLISHABLE_ROUTES: Array<[string, RegExp]> = [
   ['POST', /^\/v1\/conversations$/],
   ['GET', /^\/v1\/conversations\/[^/]+$/],
   ['POST', /^\/v1\/conversations\/[^/]+\/messages$/],
+  // Issue 21: the widget's "talk to a person" button and its live view of people's replies.
+  ['POST', /^\/v1\/conversations\/[^/]+\/handoff$/],
+  ['GET', /^\/v1\/conversations\/[^/]+\/events$/],
   ['GET', /^\/v1\/runs\/[^/]+$/],
   ['GET', /^\/v1\/runs\/[^/]+\/events$/],
   ['POST', /^\/v1\/runs\/[^/]+\/cancel$/],

@@ -33,8 +33,39 @@ export function conversationView(conversation: Conversation) {
     agent_id: conversation.agentId,
     agent_version: conversation.agentVersion,
     context: conversation.context,
+    mode: conversation.mode,
     created_at: conversation.createdAt.toISOString(),
     updated_at: conversation.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * A conversation's handoff state for members (issue 21): who holds it, why it was handed over,
+ * the model's summary, since when.
+ */
+export function handoffView(conversation: Conversation) {
+  return {
+    mode: conversation.mode,
+    assigned_to: conversation.assignedTo,
+    handoff: conversation.handoff
+      ? {
+          source: conversation.handoff.source,
+          reason: conversation.handoff.reason,
+          summary: conversation.handoff.summary,
+          requested_at: conversation.handoff.requested_at,
+        }
+      : null,
+    mode_changed_at: conversation.modeChangedAt?.toISOString() ?? null,
+  };
+}
+
+/** The answer to a message people hold: stored for them, no run started (202). */
+export function heldMessageView(conversation: Conversation, message: StoredMessage) {
+  return {
+    object: 'held_message',
+    conversation_id: conversation.id,
+    mode: conversation.mode,
+    message: visitorMessageView(message),
   };
 }
 
@@ -85,6 +116,9 @@ export function messageView(message: StoredMessage) {
     run_id: message.runId,
     content: message.content.map(partView),
     citations: citationsOf(message),
+    author: message.author
+      ? { type: message.author.type, user_id: message.author.user_id, name: message.author.name }
+      : null,
     created_at: message.createdAt.toISOString(),
   };
 }
@@ -158,7 +192,14 @@ export function visitorRunView(view: ReturnType<typeof runView>) {
 /** A message as a visitor sees it: its text only (tool calls and results are left out). */
 export function visitorMessageView(message: StoredMessage) {
   const view = messageView(message);
-  return { ...view, content: view.content.filter((p) => p.type === 'text') };
+  // A person's reply shows their display name; their user id stays inside.
+  const author = view.author ? { type: view.author.type, user_id: null, name: view.author.name } : null;
+  return { ...view, author, content: view.content.filter((p) => p.type === 'text') };
+}
+
+/** Notes for the model (written when releasing a conversation) are never shown to the visitor. */
+export function visibleToVisitor(message: StoredMessage): boolean {
+  return message.author?.type !== 'note';
 }
 
 /** Run events a visitor's stream carries; tool traffic is shown only through `waiting` prompts. */

@@ -33,7 +33,16 @@ import { pageOf, readPage } from '../http/pagination.ts';
 import { streamRunEvents } from '../http/run-stream.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
 import { acquireEventStream } from '../http/stream-slots.ts';
-import { conversationView, forPrincipal, messageView, runView, visitorMessageView } from '../http/views.ts';
+import {
+  conversationView,
+  forPrincipal,
+  handoffView,
+  heldMessageView,
+  messageView,
+  runView,
+  visibleToVisitor,
+  visitorMessageView,
+} from '../http/views.ts';
 import { readConversationFilters } from './conversation-filters.ts';
 
 const conversationId: Record<string, ParamDoc> = {
@@ -200,7 +209,8 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
     const quickReplies = flow?.status === 'active' ? flow.quick_replies : undefined;
     return c.json({
       ...conversationView(conversation),
-      messages: messages.map(visitor ? visitorMessageView : messageView),
+      messages: visitor ? messages.filter(visibleToVisitor).map(visitorMessageView) : messages.map(messageView),
+      ...(visitor ? {} : { handoff: handoffView(conversation) }),
       ...(quickReplies?.length ? { quick_replies: quickReplies } : {}),
     });
   });
@@ -246,7 +256,12 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
           schema: ref('Run'),
           also: { 'text/event-stream': SSE_SCHEMA },
         },
-        202: { description: 'The run is still going: follow `Location`', schema: ref('Run'), headers: RUN_HEADERS },
+        202: {
+          description:
+            'The run is still going: follow `Location`. Or, while people hold the conversation or are asked to (`mode` `pending_human` / `human`), a `HeldMessage`: the message was stored for them, no run started; their replies arrive on `GET /v1/conversations/{id}/events`.',
+          schema: { oneOf: [ref('Run'), ref('HeldMessage')] },
+          headers: RUN_HEADERS,
+        },
       },
       errors: [
         'conversation_not_found',
@@ -281,7 +296,7 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
     let release: (() => void) | undefined;
     try {
       // The run service checks and writes in one transaction, then queues (or removes what it wrote).
-      const { run } = await runs.startMessageRun({
+      const taken = await runs.startMessageRun({
         tenant,
         conversationId: id,
         idempotency: idempotencyHold(c),
@@ -296,7 +311,9 @@ export function conversationRoutes(deps: ApiDeps, runs: RunService) {
           release = stream ? await acquireEventStream(c, deps) : undefined;
         },
       });
-      return await answerRun(c, run, release);
+      // People hold the conversation (issue 21): the message is theirs, no run started.
+      if (!taken.run) return c.json(heldMessageView(taken.conversation, taken.held), 202);
+      return await answerRun(c, taken.run, release);
     } catch (error) {
       release?.();
       throw error;

@@ -31,9 +31,22 @@ export const MessageSchema = component(
     citations: z
       .array(CitationSchema)
       .describe('An answer’s knowledge sources, by the `[n]` markers of its text (empty when it cites none)'),
+    author: z
+      .object({
+        type: z.enum(['human', 'note']),
+        user_id: id.nullable().describe('The member (null for visitors, and when an API key wrote it)'),
+        name: z.string().describe('The display name shown with a person’s reply'),
+      })
+      .nullable()
+      .describe(
+        'Written by a person, not the model (issue 21): `human` is a member’s reply (role assistant), `note` a note for the model when the conversation went back to it (never shown to visitors). Null for the model’s and the visitor’s messages.',
+      ),
     created_at: timestamp,
   }),
 );
+
+/** Who answers the visitor: the model, nobody yet (a person was asked for), a member, nobody (closed). */
+export const ConversationModeSchema = z.enum(['bot', 'pending_human', 'human', 'resolved']);
 
 export const ConversationSchema = component(
   'Conversation',
@@ -43,8 +56,32 @@ export const ConversationSchema = component(
     agent_id: id,
     agent_version: z.int().nullable().describe('The pinned version, or null to follow the published one'),
     context: z.record(z.string(), z.unknown()),
+    mode: ConversationModeSchema.describe(
+      'Who answers the visitor (issue 21): `bot` (the model), `pending_human` (a person was asked for), `human` (a member holds it), `resolved`',
+    ),
     created_at: timestamp,
     updated_at: timestamp,
+  }),
+);
+
+/** A conversation's handoff state, as members see it. */
+export const HandoffStateSchema = component(
+  'HandoffState',
+  z.object({
+    mode: ConversationModeSchema,
+    assigned_to: id.nullable().describe('The member (user id) holding it in mode `human`'),
+    handoff: z
+      .object({
+        source: z.enum(['model', 'flow', 'visitor', 'member', 'api']),
+        reason: z.string(),
+        summary: z.string().describe('The model’s summary of the conversation so far, for the person taking it'),
+        requested_at: timestamp,
+      })
+      .nullable()
+      .describe('The last request for a person'),
+    mode_changed_at: timestamp
+      .nullable()
+      .describe('When the mode last changed: a waiting conversation waits since then'),
   }),
 );
 
@@ -52,6 +89,7 @@ export const ConversationDetailSchema = component(
   'ConversationDetail',
   ConversationSchema.extend({
     messages: z.array(MessageSchema),
+    handoff: HandoffStateSchema.optional().describe('Secret keys and members only'),
     quick_replies: z
       .array(z.string())
       .optional()

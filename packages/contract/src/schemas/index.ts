@@ -11,6 +11,7 @@
 export * from './errors.ts';
 export * from './agents.ts';
 export * from './conversations.ts';
+export * from './handoff.ts';
 export * from './runs.ts';
 export * from './secrets.ts';
 export * from './model-providers.ts';

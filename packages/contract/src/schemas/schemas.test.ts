@@ -14,7 +14,9 @@ describe('the API schemas', () => {
       // Messages and runs carry citations: the knowledge shapes load with them.
       ...['KnowledgeBase', 'KnowledgeBaseList', 'KnowledgeDocument', 'KnowledgeDocumentList', 'KnowledgeChunk'],
       ...['KnowledgeSearchResult', 'KnowledgeChunkList', 'Citation'],
-      ...['Message', 'Conversation', 'ConversationDetail', 'ConversationList', 'Run'],
+      ...['Message', 'Conversation', 'HandoffState', 'ConversationDetail', 'ConversationList'],
+      ...['InboxItem', 'InboxList', 'HeldMessage', 'HandoffResult', 'ConversationEvent', 'ConversationEventList'],
+      ...['MemberAvailability', 'Availability', 'BusinessHours', 'Run'],
       ...['Secret', 'SecretList', 'SecretPut'],
       ...['ModelProvider', 'ModelProviderList', 'ModelProviderPut', 'ModelProviderTest'],
       ...['ApiKey', 'ApiKeyCreated', 'ApiKeyList', 'Tenant', 'TenantCreated'],

@@ -46,6 +46,7 @@ const MEMBER_WITH_USER = {
   tenantId: tenantMembers.tenantId,
   userId: tenantMembers.userId,
   role: tenantMembers.role,
+  available: tenantMembers.available,
   createdAt: tenantMembers.createdAt,
   email: users.email,
   name: users.name,

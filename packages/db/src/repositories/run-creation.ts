@@ -100,7 +100,8 @@ export async function lockConversationForRun(
   const lookup = conversationWithVersion(tx, { tenantId, id: conversationId });
   const [[row], [locked, active]] = await Promise.all([lookup, lockConversation(tx, tenantId, conversationId)]);
   if (!row || !locked) return undefined;
-  return { conversation: row.conversation, version: row.version ?? undefined, active };
+  // The mode as of the lock (the lookup may have read it before a handoff that held the lock committed).
+  return { conversation: { ...row.conversation, mode: locked.mode }, version: row.version ?? undefined, active };
 }
 
 /**
@@ -114,7 +115,7 @@ const conversationLock = prebuilt((db) =>
     .update(conversations)
     .set({ updatedAt: sql`now()` })
     .where(and(eq(conversations.id, sql.placeholder('id')), eq(conversations.tenantId, sql.placeholder('tenantId'))))
-    .returning({ id: conversations.id }),
+    .returning({ id: conversations.id, mode: conversations.mode }),
 );
 
 async function lockConversation(tx: Tx, tenantId: string, conversationId: string) {

@@ -2,6 +2,8 @@ import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import {
+  agents,
+  agentVersions,
   messages,
   type RunStatus,
   type WebhookDeliveryStatus,
@@ -129,6 +131,68 @@ export async function recordRunWebhooks(
         tenantId: run.tenantId,
         runId: run.id,
         agentId: run.agentId,
+        event,
+        url: target.url,
+        signingSecret: target.signing_secret,
+        headers: target.headers ?? {},
+        payload: { type: event, id, created_at: createdAt.toISOString(), data },
+        createdAt,
+        nextAttemptAt: createdAt,
+      };
+    }),
+  );
+  return chosen.length;
+}
+
+/** A conversation's webhook events (issue 21): handoffs, people's replies, resolutions. */
+export type ConversationWebhookEvent = Extract<WebhookEvent, `conversation.${string}`>;
+
+/**
+ * The outbox write of a conversation event: inside the transaction that made the change, one
+ * delivery per enabled target of the conversation's agent version (pinned, else published)
+ * subscribed to `event`. `data` is the payload's `data` (ids, modes, names; never secrets).
+ * Returns how many were added.
+ *
+ * @example
+ * await recordConversationWebhooks(tx, conversation, 'conversation.resolved', { conversation_id: conversation.id });
+ */
+export async function recordConversationWebhooks(
+  tx: Tx,
+  conversation: { id: string; tenantId: string; agentId: string; agentVersion: number | null },
+  event: ConversationWebhookEvent,
+  data: Record<string, unknown>,
+): Promise<number> {
+  const [row] = await tx
+    .select({ webhooks: sql<unknown>`${agentVersions.config} -> 'webhooks'` })
+    .from(agentVersions)
+    .innerJoin(agents, and(eq(agents.id, agentVersions.agentId), eq(agents.tenantId, conversation.tenantId)))
+    .where(
+      and(
+        eq(agentVersions.agentId, conversation.agentId),
+        eq(agentVersions.tenantId, conversation.tenantId),
+        eq(agentVersions.version, sql`coalesce(${conversation.agentVersion}::int, ${agents.publishedVersion})`),
+      ),
+    );
+  const targets = Array.isArray(row?.webhooks) ? (row.webhooks as WebhookTarget[]) : [];
+  const chosen = targets.filter(
+    (w) =>
+      typeof w?.url === 'string' &&
+      typeof w.signing_secret === 'string' &&
+      Array.isArray(w.events) &&
+      w.enabled !== false &&
+      w.events.includes(event),
+  );
+  if (chosen.length === 0) return 0;
+  const createdAt = new Date();
+  await tx.insert(webhookDeliveries).values(
+    chosen.map((target) => {
+      const id = newId();
+      return {
+        id,
+        tenantId: conversation.tenantId,
+        runId: null,
+        conversationId: conversation.id,
+        agentId: conversation.agentId,
         event,
         url: target.url,
         signingSecret: target.signing_secret,
