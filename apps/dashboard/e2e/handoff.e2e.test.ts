@@ -269,6 +269,9 @@ async function main(): Promise<void> {
     await inbox.locator('#conversation-mode', { hasText: 'A person answers' }).waitFor();
     await inbox.locator(`#inbox-mine li[data-conversation="${conversationId}"]`).waitFor();
     await visitor.locator('.info', { hasText: 'Ana from the team joined the conversation.' }).waitFor();
+    // The transitions say who made them: the visitor's request, then Ana's claim.
+    await inbox.locator('#inbox-transcript .mode-change', { hasText: 'Waiting for a person (the visitor)' }).waitFor();
+    await inbox.locator('#inbox-transcript .mode-change', { hasText: 'A person answers (Ana)' }).waitFor();
     await inbox.locator('#human-reply').fill(HUMAN_REPLY);
     const started = Date.now();
     await inbox.locator('#send-reply').click();
@@ -302,7 +305,7 @@ async function main(): Promise<void> {
     cleanup.push(() => viewer.context.close());
     await viewer.page.goto(`${base}#/inbox/${conversationId}`);
     await viewer.page.locator('#inbox-transcript .message-user', { hasText: VISITOR_ANSWER }).waitFor();
-    for (const id of ['#claim', '#resolve', '#human-reply', '#internal-note', '#release'])
+    for (const id of ['#claim', '#resolve', '#human-reply', '#internal-note', '#release', '#toggle-availability'])
       assert.equal(await viewer.page.locator(id).count(), 0, `a viewer has no ${id}`);
     const denied = await viewer.page.evaluate(async (id) => {
       const res = await fetch(`/v1/conversations/${id}/assign`, {

@@ -9,7 +9,7 @@ export function HandoffForm({ config, edit }: { config: AgentConfigDocument; edi
   const { t } = useI18n();
   const handoff = config.handoff ?? {};
   const flag = (key: 'enabled' | 'visitor_button', label: string) => (
-    <Field pointer={`/handoff/${key}`} label={label}>
+    <Field pointer={`/handoff/${key}`} label={label} className="field-checkbox">
       {(control) => (
         <input
           {...control}

@@ -5,20 +5,24 @@ import { ErrorBanner } from '../../components/error-banner.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { askDesktopPermission, readAlertPrefs, saveAlertPrefs } from './notify.ts';
+import { useCanAct } from './use-member.ts';
 
 /** My availability for handoffs: available or away (members only; a secret key has no "me"). */
 export function AvailabilityToggle({ me }: { me?: string | undefined }) {
   const { t } = useI18n();
   const [availability, setAvailability] = useState<Availability>();
   const action = useAction();
+  const canAct = useCanAct();
   useEffect(() => {
+    if (!canAct) return;
     inboxApi
       .availability()
       .then(setAvailability)
       .catch(() => {});
-  }, []);
+  }, [canAct]);
   const mine = availability?.members.find((m) => (me ? m.user_id === me : false));
-  if (!me || !mine) return null;
+  // Viewers do not take conversations: they have no availability to set.
+  if (!me || !mine || !canAct) return null;
   const toggle = () => action.run(async () => setAvailability(await inboxApi.setAvailable(!mine.available)));
   return (
     <div className="inline availability">

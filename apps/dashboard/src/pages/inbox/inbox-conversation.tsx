@@ -116,12 +116,12 @@ export function InboxConversation({ id }: { id: string }) {
       <ErrorBanner error={action.error} />
       {handoff?.handoff ? (
         <section className="card handoff-summary" id="handoff-summary">
-          <p>
+          <p className="handoff-summary-line">
             <strong>{t('inbox.reason')}</strong> {handoff.handoff.reason}{' '}
             <span className="muted">({t(`inbox.source.${handoff.handoff.source}`)})</span>
           </p>
           {handoff.handoff.summary ? (
-            <p>
+            <p className="handoff-summary-line">
               <strong>{t('inbox.summary')}</strong> {handoff.handoff.summary}
             </p>
           ) : null}
@@ -156,7 +156,10 @@ function Entry({ entry }: { entry: TimelineEntry }) {
   if (entry.kind === 'mode')
     return (
       <p className="mode-change muted">
-        {t('inbox.modeChanged', { mode: t(`inbox.mode.${entry.to as Mode}`), name: entry.by ?? t('inbox.someone') })}
+        {t('inbox.modeChanged', {
+          mode: t(`inbox.mode.${entry.to as Mode}`),
+          name: entry.by ?? t(`inbox.actor.${entry.actor as ConversationEvent['actor']['type']}`),
+        })}
         {entry.note ? ` — ${entry.note}` : ''}
       </p>
     );

@@ -125,7 +125,7 @@ export function formatWaiting(ms: number): { value: number; unit: 's' | 'min' | 
 export type TimelineEntry =
   | { kind: 'message'; id: string; at: number; message: Message }
   | { kind: 'note'; id: string; at: number; text: string; by: string | null }
-  | { kind: 'mode'; id: string; at: number; to: string; by: string | null; note: string | null };
+  | { kind: 'mode'; id: string; at: number; to: string; by: string | null; actor: string; note: string | null };
 
 /**
  * Messages, internal notes and mode changes in time order, each once (a live event and the
@@ -149,7 +149,15 @@ export function timeline(messages: readonly Message[], events: readonly Conversa
     if (event.kind === 'note')
       out.push({ kind: 'note', id: event.id, at, text: event.note ?? '', by: event.actor.name });
     else if (event.to)
-      out.push({ kind: 'mode', id: event.id, at, to: event.to, by: event.actor.name, note: event.note });
+      out.push({
+        kind: 'mode',
+        id: event.id,
+        at,
+        to: event.to,
+        by: event.actor.name,
+        actor: event.actor.type,
+        note: event.note,
+      });
   }
   // Stable: equal times keep messages before events, in their own order.
   return out

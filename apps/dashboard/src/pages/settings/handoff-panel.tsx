@@ -25,6 +25,7 @@ function BusinessHoursForm() {
   const [zone, setZone] = useState(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
   const [intervals, setIntervals] = useState<Interval[]>([]);
   const [saved, setSaved] = useState(false);
+  const [loaded, setLoaded] = useState(false);
   const load = useAction();
   const save = useAction();
   const readOnly = currentRole() === 'viewer';
@@ -34,6 +35,7 @@ function BusinessHoursForm() {
       setEnabled(hours.time_zone !== null);
       if (hours.time_zone) setZone(hours.time_zone);
       setIntervals(hours.intervals);
+      setLoaded(true);
     });
   }, [load.run]);
   const issues = enabled ? intervalIssues(intervals) : [];
@@ -56,14 +58,14 @@ function BusinessHoursForm() {
           type="checkbox"
           id="hours-enabled"
           checked={enabled}
-          disabled={readOnly}
+          disabled={readOnly || !loaded}
           onChange={(e) => setEnabled(e.target.checked)}
         />{' '}
         {t('hours.enabled')}
       </label>
       {enabled ? (
         <>
-          <label className="field">
+          <label className="field hours-zone">
             <span>{t('hours.timeZone')}</span>
             <select id="hours-zone" value={zone} disabled={readOnly} onChange={(e) => setZone(e.target.value)}>
               {timeZones(zone).map((z) => (
