@@ -60,6 +60,22 @@ interface Sent {
 
 const mode = availableServices().postgres ? 'embedded-postgres' : 'embedded';
 
+/** What an event stream sends within a moment (a finished run's events; a live stream's opening comment). */
+async function firstChunk(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const until = Date.now() + 1000;
+  for (;;) {
+    const timeout = new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, until - Date.now())));
+    const chunk = await Promise.race([reader.read(), timeout]);
+    if (!chunk || chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  await reader.cancel().catch(() => {});
+  return text;
+}
+
 describe(`tenant isolation over every operation in /openapi.json (${mode})`, () => {
   let h: Harness;
   let document: Record<string, any>;
@@ -89,8 +105,9 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const type = res.headers.get('content-type') ?? '';
-    // Streams of finished runs end by themselves; read at most what is there.
-    const text = await res.text();
+    // Streams of finished runs end by themselves; live streams (the inbox, a conversation's people
+    // events: issue 21) never do, so a stream is read for what it says at once, then closed.
+    const text = /event-stream/.test(type) ? await firstChunk(res) : await res.text();
     return { status: res.status, type, text, json: /json/.test(type) && text ? JSON.parse(text) : undefined };
   };
 
@@ -144,6 +161,15 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
     h.llm.enqueue({ type: 'reply', text: `Reply for ${name}` });
     const run = await ok('POST', `/v1/conversations/${conversation.id}/messages`, { key }, { content: 'Hello' });
     expect(run.status).toBe('completed');
+    // Issue 21: the conversation waits for a person and has a note, so the inbox and the handoff
+    // routes have rows to show (A's) and to keep to themselves (B's).
+    await ok(
+      'POST',
+      `/v1/conversations/${conversation.id}/handoff`,
+      { key },
+      { reason: `${name} refund`, summary: `${name} summary`, force: true },
+    );
+    await ok('POST', `/v1/conversations/${conversation.id}/notes`, { key }, { content: `${name} note` });
     const extra = await ok('POST', '/v1/api-keys', { key }, { kind: 'secret', name: `${name} ci`, scopes: ['*'] });
     const revoked = await ok('POST', '/v1/api-keys', { key }, { kind: 'secret', name: `${name} old` });
     await ok('DELETE', `/v1/api-keys/${revoked.id}`, { key });
@@ -356,6 +382,14 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
         'POST /v1/chat/completions',
         'DELETE /v1/model-providers/{provider}',
         'POST /v1/model-providers/{provider}/test',
+        'POST /v1/conversations/{id}/handoff',
+        'POST /v1/conversations/{id}/assign',
+        'POST /v1/conversations/{id}/human-messages',
+        'POST /v1/conversations/{id}/notes',
+        'POST /v1/conversations/{id}/release',
+        'POST /v1/conversations/{id}/resolve',
+        'GET /v1/conversations/{id}/handoff-history',
+        'GET /v1/conversations/{id}/events',
       ]),
     );
   });

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { DemoContacts } from './embedded/demo-contacts.ts';
 import type { AdmissionOptions } from './http/admission.ts';
 import type { ApiKeyCache } from './http/api-key-cache.ts';
+import type { LiveStreams } from './http/live-stream.ts';
 import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
 import type { VisitorStreams } from './http/visitor-streams.ts';
@@ -56,6 +57,8 @@ export interface ApiDeps {
   streams?: StreamSlots;
   /** Each visitor's open event streams, capped (`MAX_EVENT_STREAMS_PER_VISITOR`); absent = no cap. */
   visitorStreams?: VisitorStreams;
+  /** The inbox's and conversations' live streams (issue 21), ended on shutdown; absent = not tracked. */
+  liveStreams?: LiveStreams;
   /** Wakes event streams that wait on the database because their bus failed; absent = they just end. */
   runFinishes?: RunFinishWatch;
   logger: Logger;

@@ -37,6 +37,7 @@ import { createDemoContacts } from './embedded/demo-contacts.ts';
 import { embeddedSecretKeys } from './embedded/secret-key.ts';
 import { type ApiKeyCache, startApiKeyCache } from './http/api-key-cache.ts';
 import { limiterReady } from './http/limits.ts';
+import { createLiveStreams } from './http/live-stream.ts';
 import { startRunFinishWatch } from './http/run-finish-watch.ts';
 import { createStreamSlots } from './http/stream-slots.ts';
 import { createMemoryVisitorStreams, createRedisVisitorStreams } from './http/visitor-streams.ts';
@@ -116,6 +117,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
   limiterRedis?.on('error', () => {});
   if (limiterRedis && !(await limiterReady(limiterRedis, LIMITER_READY_TIMEOUT_MS)))
     logger.warn('rate limits: Redis unreachable at start; each process counts on its own until it answers');
+  const liveStreams = createLiveStreams();
   const visitorStreams = limiterRedis
     ? createRedisVisitorStreams({
         redis: limiterRedis,
@@ -191,6 +193,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       idempotencyLeaseMs: config.idempotencyLeaseMs,
       streams: createStreamSlots(config.maxEventStreams),
       visitorStreams,
+      liveStreams,
       ...(runFinishes ? { runFinishes } : {}),
       logger,
       admission: config.admission,
@@ -217,6 +220,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     app,
     ...(keyCache ? { apiKeyCache: keyCache.cache } : {}),
     async close() {
+      // Live streams never end by themselves: end them, or the server would wait for them forever.
+      liveStreams.closeAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runWorker?.stop(5000);
       await toolCache?.close();

@@ -113,7 +113,12 @@ async function runWithTools(
  * A model turn that ended by handing the conversation to people: the visitor is told what the
  * agent says then (a person is coming, or nobody is available), stored with the final status.
  */
-function withHandoffReply(ctx: ProcessorContext, run: Run, result: AgentRunResult, writes: WriteBehind): AgentRunResult {
+function withHandoffReply(
+  ctx: ProcessorContext,
+  run: Run,
+  result: AgentRunResult,
+  writes: WriteBehind,
+): AgentRunResult {
   const told = handoffReply(result);
   if (!told) return result;
   const message: Message = { role: 'assistant', content: [{ type: 'text', text: told }] };

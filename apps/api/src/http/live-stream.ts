@@ -6,6 +6,33 @@ import { streamSSE } from 'hono/streaming';
 const HEARTBEAT_MS = 15_000;
 
 /**
+ * The open live streams of an API process: they never end on their own, so shutting down ends
+ * them (the clients reconnect elsewhere with `Last-Event-ID`) instead of waiting for them forever.
+ */
+export interface LiveStreams {
+  track(controller: AbortController): () => void;
+  closeAll(): void;
+}
+
+/**
+ * @example
+ * const live = createLiveStreams(); // on shutdown: live.closeAll(), then server.close()
+ */
+export function createLiveStreams(): LiveStreams {
+  const open = new Set<AbortController>();
+  return {
+    track(controller) {
+      open.add(controller);
+      return () => open.delete(controller);
+    },
+    closeAll() {
+      for (const controller of open) controller.abort();
+      open.clear();
+    },
+  };
+}
+
+/**
  * Relays a long-lived bus stream (a tenant's inbox, a conversation's people events) as
  * Server-Sent Events until the client leaves. Without `Last-Event-ID` (or `?after=`) it starts at
  * the stream's end: what happens from now on (the client read the current state first); with one,
@@ -21,6 +48,7 @@ export function streamLiveEvents(
   key: string,
   release: () => void,
   map: (event: RunEvent) => Record<string, unknown> | undefined,
+  registry?: LiveStreams,
 ): Response {
   const resume = c.req.header('last-event-id') ?? c.req.query('after');
   return streamSSE(c, async (stream) => {
@@ -28,6 +56,7 @@ export function streamLiveEvents(
     activeStreams.inc();
     const controller = new AbortController();
     stream.onAbort(() => controller.abort());
+    const untrack = registry?.track(controller);
     const heartbeat = setInterval(() => {
       void stream.write(': ping\n\n');
     }, HEARTBEAT_MS);
@@ -44,6 +73,7 @@ export function streamLiveEvents(
       if (!controller.signal.aborted) throw error;
     } finally {
       clearInterval(heartbeat);
+      untrack?.();
       activeStreams.dec();
       release();
     }

@@ -356,8 +356,13 @@ export function handoffRoutes(deps: ApiDeps) {
     const conversation = await loadConversation(deps.db, principal, tenant.id, c.req.param('id'));
     const release = await acquireEventStream(c, deps);
     const visitor = principal.kind === 'publishable';
-    return streamLiveEvents(c, deps.events, conversationStreamKey(conversation.id), release, (event) =>
-      visitor ? visitorStreamEvent(event) : event,
+    return streamLiveEvents(
+      c,
+      deps.events,
+      conversationStreamKey(conversation.id),
+      release,
+      (event) => (visitor ? visitorStreamEvent(event) : event),
+      deps.liveStreams,
     );
   });
 

@@ -107,7 +107,14 @@ export function inboxRoutes(deps: ApiDeps) {
   );
   app.get('/events', async (c) => {
     const release = await acquireEventStream(c, deps);
-    return streamLiveEvents(c, deps.events, inboxStreamKey(c.var.tenant.id), release, (event) => event);
+    return streamLiveEvents(
+      c,
+      deps.events,
+      inboxStreamKey(c.var.tenant.id),
+      release,
+      (event) => event,
+      deps.liveStreams,
+    );
   });
 
   app.get(
