@@ -214,6 +214,7 @@ async function main(): Promise<void> {
     await inbox.locator('#toggle-availability').click();
     await inbox.locator('#my-availability', { hasText: 'Available' }).waitFor();
     await inbox.goto(`${base}#/settings/handoff`);
+    await inbox.locator('#hours-form[data-loaded="true"]').waitFor();
     await inbox.locator('#hours-enabled').check();
     await inbox.selectOption('#hours-zone', 'UTC');
     await inbox.locator('#hours-add').click();
@@ -349,14 +350,20 @@ async function main(): Promise<void> {
     await walk.shot(visitor, 'visitor-after-reload', { fullPage: false });
   });
 
-  await step('the conversation page offers Take over on a live conversation', async () => {
-    await inbox.goto(`${base}#/conversations/${conversationId}`);
-    await inbox.locator('#take-over').click();
+  await step('the Conversations list offers Take over on a live conversation; then resolve', async () => {
+    await inbox.goto(`${base}#/conversations`);
+    const takeOver = inbox.locator(`[data-take-over="${conversationId}"]`);
+    await takeOver.waitFor();
+    await walk.shot(inbox, 'conversations-take-over', { fullPage: false });
+    await takeOver.click();
     await inbox.waitForURL(new RegExp(`#/inbox/${conversationId}$`));
     await inbox.locator('#conversation-mode', { hasText: 'A person answers' }).waitFor();
+    await visitor.locator('.info', { hasText: 'Ana from the team joined the conversation.' }).last().waitFor();
     await inbox.locator('#resolve').click();
     await inbox.locator('#conversation-mode', { hasText: 'Resolved' }).waitFor();
     await visitor.locator('.info', { hasText: 'resolved' }).waitFor();
+    await inbox.goto(`${base}#/conversations/${conversationId}`);
+    await inbox.locator('#take-over').waitFor();
   });
 
   assert.deepEqual(member.errors, [], 'no uncaught errors in the dashboard');

@@ -11,13 +11,26 @@ import { useCanAct } from './use-member.ts';
  * On a conversation's page: take it over from the model (or claim it when it waits), then open it
  * in the inbox; a conversation people already hold links there. Hidden from viewers.
  */
-export function TakeOverButton({ id, mode }: { id: string; mode: ConversationDetail['mode'] }) {
+export function TakeOverButton({
+  id,
+  mode,
+  compact = false,
+}: {
+  id: string;
+  mode: ConversationDetail['mode'];
+  /** In a list: a small button, without the page-wide element id. */
+  compact?: boolean;
+}) {
   const { t } = useI18n();
   const canAct = useCanAct();
   const action = useAction();
   if (mode === 'human')
     return (
-      <a className="button secondary" id="open-in-inbox" href={routeHref({ name: 'inbox', id })}>
+      <a
+        className={`button secondary${compact ? ' small' : ''}`}
+        {...(compact ? {} : { id: 'open-in-inbox' })}
+        href={routeHref({ name: 'inbox', id })}
+      >
         {t('inbox.openInInbox')}
       </a>
     );
@@ -26,7 +39,8 @@ export function TakeOverButton({ id, mode }: { id: string; mode: ConversationDet
     <>
       <button
         type="button"
-        id="take-over"
+        className={compact ? 'secondary small' : undefined}
+        {...(compact ? { 'data-take-over': id } : { id: 'take-over' })}
         disabled={action.busy}
         onClick={() =>
           void action.run(async () => {

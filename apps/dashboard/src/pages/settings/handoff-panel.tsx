@@ -49,7 +49,7 @@ function BusinessHoursForm() {
       setSaved(true);
     });
   return (
-    <section className="card" aria-labelledby="business-hours-title">
+    <section className="card" id="hours-form" data-loaded={loaded} aria-labelledby="business-hours-title">
       <h2 id="business-hours-title">{t('hours.title')}</h2>
       <p className="muted">{t('hours.help')}</p>
       <ErrorBanner error={load.error} />
