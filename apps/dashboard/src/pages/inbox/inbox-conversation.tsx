@@ -206,7 +206,7 @@ function ReplyBox({ id, onSent }: { id: string; onSent: () => void }) {
     });
   };
   return (
-    <form className="composer" onSubmit={submit}>
+    <form className="composer composer-static" onSubmit={submit}>
       <label className="sr-only" htmlFor="human-reply">
         {t('inbox.replyLabel')}
       </label>
@@ -240,7 +240,7 @@ function NoteBox({ id }: { id: string }) {
     });
   };
   return (
-    <form className="composer note-composer" onSubmit={submit}>
+    <form className="composer composer-static note-composer" onSubmit={submit}>
       <label className="sr-only" htmlFor="internal-note">
         {t('inbox.noteLabel')}
       </label>
@@ -265,7 +265,7 @@ function ReleaseBox({ onRelease, busy }: { onRelease: (note: string | undefined)
   const [note, setNote] = useState('');
   return (
     <form
-      className="composer release-composer"
+      className="composer composer-static release-composer"
       onSubmit={(e) => {
         e.preventDefault();
         void onRelease(note.trim() || undefined).then(() => setNote(''));
