@@ -28,6 +28,7 @@ export function webhookDeliveryView(d: WebhookDelivery) {
     id: d.id,
     object: 'webhook_delivery',
     run_id: d.runId,
+    conversation_id: d.conversationId,
     agent_id: d.agentId,
     event: d.event,
     url: d.url,

@@ -8,9 +8,19 @@ export const WebhookDeliverySchema = component(
   z.object({
     id: z.uuid().describe('Also the `webhook-id` header and the payload’s `id`, the same on every attempt'),
     object: z.literal('webhook_delivery'),
-    run_id: z.uuid(),
+    run_id: z.uuid().nullable().describe('The run of a `run.*` event; null for `conversation.*` events'),
+    conversation_id: z.uuid().nullable().describe('The conversation of a `conversation.*` event (issue 21)'),
     agent_id: z.uuid(),
-    event: z.enum(['run.completed', 'run.failed', 'run.cancelled', 'run.timed_out', 'run.waiting']),
+    event: z.enum([
+      'run.completed',
+      'run.failed',
+      'run.cancelled',
+      'run.timed_out',
+      'run.waiting',
+      'conversation.handoff_requested',
+      'conversation.human_message',
+      'conversation.resolved',
+    ]),
     url: z.string(),
     status: z
       .enum(['pending', 'sending', 'delivered', 'failed'])
