@@ -44,6 +44,14 @@ const en = {
   loadImage: 'Load image from {host}',
   sources: 'Sources',
   sourcePage: 'page {page}',
+  talkToPerson: 'Talk to a person',
+  person: 'Team',
+  personReply: '{name} (team)',
+  waitingForPerson: 'Waiting for a person from the team…',
+  withPerson: 'You are chatting with {name} from the team.',
+  personJoined: '{name} from the team joined the conversation.',
+  backToBot: 'The assistant answers again.',
+  resolved: 'The team marked this conversation as resolved.',
 };
 
 type Strings = typeof en;
@@ -93,6 +101,14 @@ const zh: Strings = {
   loadImage: '加载来自 {host} 的图片',
   sources: '来源',
   sourcePage: '第 {page} 页',
+  talkToPerson: '联系人工',
+  person: '人工',
+  personReply: '{name}（人工）',
+  waitingForPerson: '正在等待团队成员…',
+  withPerson: '你正在与团队成员 {name} 对话。',
+  personJoined: '团队成员 {name} 加入了对话。',
+  backToBot: '助手将继续为你回答。',
+  resolved: '团队已将此对话标记为已解决。',
 };
 
 export type Lang = 'en' | 'zh';

@@ -62,6 +62,15 @@ header h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-ov
 .suggestions{display:flex;flex-wrap:wrap;gap:6px;padding:0 12px 8px}
 .suggestions:empty{display:none}
 .suggestions button{border:1px solid var(--primary);background:transparent;color:var(--text);border-radius:16px;padding:5px 11px;font-size:13px;text-align:left}
+.human{border:1px solid rgba(180,120,0,.45);background:#fff8e6;color:#1f2937}
+.who{display:flex;align-items:center;gap:6px;font-size:12px;font-weight:600;margin-bottom:2px}
+.person{font-size:10.5px;font-weight:600;text-transform:uppercase;letter-spacing:.03em;padding:0 6px;border-radius:8px;background:#b45309;color:#fff}
+.human-text{white-space:pre-wrap}
+.info{align-self:center;max-width:90%;text-align:center;font-size:12.5px;opacity:.8;padding:2px 8px}
+.handoff-bar{display:flex;align-items:center;gap:8px;padding:0 12px 8px;font-size:12.5px}
+.handoff-bar[hidden]{display:none}
+.handoff-status{flex:1;opacity:.8}
+.handoff-btn[hidden]{display:none}
 form{display:flex;gap:8px;align-items:flex-end;padding:10px 12px;border-top:1px solid rgba(127,127,127,.25);margin:0}
 textarea{flex:1;resize:none;font:inherit;color:var(--text);background:var(--bg);border:1px solid rgba(127,127,127,.45);border-radius:10px;padding:8px 10px;min-height:38px;max-height:120px;line-height:1.4;margin:0}
 .send{border:0;border-radius:10px;background:var(--primary);color:var(--on-primary);height:38px;min-width:38px;padding:0 12px;display:flex;align-items:center;justify-content:center}

@@ -17,6 +17,8 @@ export interface ViewHandlers {
   submit(enter: boolean): void;
   /** A streamed reply is complete. */
   message(text: string): void;
+  /** The "talk to a person" button (issue 21). */
+  handoff(): void;
 }
 
 /**
@@ -42,6 +44,9 @@ export class WidgetView {
   private readonly newButton: HTMLButtonElement;
   private readonly closeButton: HTMLButtonElement;
   private readonly inputLabel: HTMLLabelElement;
+  private readonly handoffBar: HTMLDivElement;
+  private readonly handoffStatus: HTMLSpanElement;
+  private readonly handoffButton: HTMLButtonElement;
   private readonly handlers: ViewHandlers;
   private busyState = false;
   private pinned = true;
@@ -75,6 +80,9 @@ export class WidgetView {
     this.sendButton = el('button', { type: 'submit', class: 'send' });
     this.inputLabel = el('label', { class: 'sr', for: 'input' });
     const form = el('form', {}, this.inputLabel, this.input, this.sendButton);
+    this.handoffStatus = el('span', { class: 'handoff-status', role: 'status' });
+    this.handoffButton = el('button', { type: 'button', class: 'btn handoff-btn', hidden: '' });
+    this.handoffBar = el('div', { class: 'handoff-bar', hidden: '' }, this.handoffStatus, this.handoffButton);
     this.panel = el(
       'section',
       { class: 'panel', id: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'title', hidden: '' },
@@ -83,6 +91,7 @@ export class WidgetView {
       this.log,
       this.status,
       this.suggestions,
+      this.handoffBar,
       form,
       this.live,
     );
@@ -101,6 +110,7 @@ export class WidgetView {
       this.pinned = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
     });
     this.newButton.addEventListener('click', () => handlers.newConversation());
+    this.handoffButton.addEventListener('click', () => handlers.handoff());
     this.panel.addEventListener('keydown', (e) => this.onKey(e));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -158,6 +168,7 @@ export class WidgetView {
     this.suggestions.setAttribute('aria-label', t('suggestions'));
     this.input.placeholder = t('placeholder');
     this.inputLabel.textContent = t('inputLabel');
+    this.handoffButton.textContent = t('talkToPerson');
     this.setBusy(this.busyState);
   }
 
@@ -244,13 +255,45 @@ export class WidgetView {
     if (!this.panel.hidden) first?.focus();
   }
 
+  /**
+   * The handoff bar (issue 21): a line saying who answers (waiting for a person, a person's name)
+   * and the "talk to a person" button; both empty hides it.
+   */
+  setHandoff(status: string, button: boolean): void {
+    this.handoffStatus.textContent = status;
+    this.handoffButton.hidden = !button;
+    this.handoffBar.hidden = !status && !button;
+  }
+
+  /** Disables the button while a request for a person is on its way. */
+  setHandoffBusy(busy: boolean): void {
+    this.handoffButton.disabled = busy;
+  }
+
+  /** A person's reply: plain text (never markup) under their display name and a "team" marker. */
+  addHuman(text: string, name: string): void {
+    const who = el('span', { class: 'who' }, name, el('span', { class: 'person' }, this.t('person')));
+    const body = el('div', { class: 'human-text' }, text);
+    this.log.append(el('div', { class: 'msg assistant human', 'data-author': 'human' }, who, body));
+    this.live.textContent = this.t('personReply', { name }) + ': ' + text;
+    this.scroll(true);
+  }
+
+  /** A line from the platform (a handoff's waiting or unavailable message, a person joining). */
+  addInfo(text: string): void {
+    this.log.append(el('div', { class: 'info', role: 'note' }, text));
+    this.scroll(true);
+  }
+
   /** Renders a message of a fetched transcript (its tool calls as chips). */
   addStored(message: Message): void {
     const text = message.content
       .filter((p) => p.type === 'text')
       .map((p) => p.text ?? '')
       .join('');
-    if (message.role === 'user') {
+    if (message.author?.type === 'human') {
+      if (text) this.addHuman(text, message.author.name);
+    } else if (message.role === 'user') {
       if (text) this.addUser(text);
     } else if (message.role === 'assistant') {
       if (text.trim()) this.addAssistant(text);

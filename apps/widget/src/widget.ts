@@ -3,6 +3,8 @@ import type {
   Citation,
   Conversation,
   ConversationDetail,
+  HandoffResult,
+  HeldMessage,
   NewConversationBody,
   NewMessageBody,
   PendingInput,
@@ -14,6 +16,7 @@ import type {
 import type { EventSourceMessage } from 'eventsource-parser';
 import { type Api, createApi } from './api.ts';
 import { ClientTools, type ToolHandler } from './client-tools.ts';
+import { type ConversationMode, followConversation, handoffBar, modeOf } from './conversation-follower.ts';
 import { Emitter, type Listener, type WidgetEvent } from './events.ts';
 import { describeFailure } from './failure.ts';
 import { pickLang, type Translate, translator } from './i18n.ts';
@@ -69,6 +72,12 @@ export class Widget {
   private context: Record<string, ContextValue> = {};
   /** The buttons a flow offered during the current run, shown once it ends. */
   private offered: string[] = [];
+  /** Who answers (issue 21), the person's name while one does, and their replies already shown. */
+  private mode: ConversationMode = 'bot';
+  private personName: string | null = null;
+  private readonly shownReplies = new Set<string>();
+  /** Follows people's part of the current conversation (mode changes, their replies). */
+  private people: AbortController | undefined;
 
   constructor(options: WidgetOptions) {
     this.options = options;
@@ -83,6 +92,7 @@ export class Widget {
         else if (!enter) void this.stop();
       },
       message: (text) => this.events.emit('message', { text }),
+      handoff: () => void this.askForPerson(),
     });
     void this.ensureBoot();
   }
@@ -160,6 +170,14 @@ export class Widget {
     this.follower = controller;
     try {
       const res = await this.post(text, controller.signal);
+      if ((res.headers.get('content-type') ?? '').includes('application/json')) {
+        // People hold the conversation (issue 21): the message is stored for them, no run started.
+        const held = (await res.json()) as HeldMessage;
+        this.setMode(modeOf(held.mode) ?? this.mode);
+        view.setBusy(false);
+        this.follower = undefined;
+        return;
+      }
       const runId = res.headers.get('location')?.split('/').pop() || undefined;
       this.session.reset({ ...this.session.state, lastEventId: undefined, runId });
       await this.follow(res, runId, controller);
@@ -171,6 +189,11 @@ export class Widget {
   }
 
   newConversation(): void {
+    this.people?.abort();
+    this.people = undefined;
+    this.shownReplies.clear();
+    this.personName = null;
+    this.setMode('bot');
     const runId = this.view.busy ? this.session.state.runId : undefined;
     if (runId) void this.api.request('POST', `/v1/runs/${runId}/cancel`).catch(() => {});
     this.follower?.abort();
@@ -199,6 +222,7 @@ export class Widget {
         this.view.t = translator(pickLang(this.options.lang, boot.language, navigator.language));
         this.view.label();
         this.view.theme(boot.widget ?? {});
+        this.renderHandoff();
         this.events.emit('ready', undefined);
       })
       .catch((error: unknown) => {
@@ -251,8 +275,14 @@ export class Widget {
     for (const message of transcript.messages) {
       // An active run is replayed from its first event below, so its stored part is skipped here.
       if (active && message.run_id === active && message.role !== 'user') continue;
+      if (message.author?.type === 'human') {
+        this.shownReplies.add(message.id);
+        this.personName = message.author.name;
+      }
       this.view.addStored(message);
     }
+    this.setMode(modeOf(transcript.mode) ?? 'bot');
+    this.followPeople();
     if (!active) this.showQuickReplies(transcript.quick_replies ?? []);
     this.view.scroll(true);
     if (active) {
@@ -293,6 +323,94 @@ export class Widget {
       ...(Object.keys(context).length ? { context } : {}),
     } satisfies NewConversationBody);
     this.session.reset({ conversationId: conversation.id });
+    this.followPeople();
+  }
+
+  // ---- people (issue 21) ------------------------------------------------------------------
+
+  /** The visitor's "talk to a person" button: asks for one and tells the visitor what happens. */
+  private async askForPerson(): Promise<void> {
+    await this.restore();
+    if (!(await this.ensureBoot())) return;
+    this.view.setHandoffBusy(true);
+    try {
+      if (!this.session.state.conversationId) await this.createConversation();
+      const result = await this.api.json<HandoffResult>(
+        'POST',
+        `/v1/conversations/${this.session.state.conversationId}/handoff`,
+        {},
+      );
+      this.view.suggest([], () => {});
+      this.view.addInfo(result.message);
+      this.setMode(modeOf(result.state.mode) ?? this.mode);
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.view.setHandoffBusy(false);
+    }
+  }
+
+  /** Starts following people's part of the current conversation, once per conversation. */
+  private followPeople(): void {
+    const conversationId = this.session.state.conversationId;
+    if (!conversationId || this.people) return;
+    const controller = new AbortController();
+    this.people = controller;
+    void followConversation(this.api, conversationId, controller.signal, (event) => this.onPeopleEvent(event)).finally(
+      () => {
+        if (this.people === controller) this.people = undefined;
+      },
+    );
+  }
+
+  private onPeopleEvent(event: EventSourceMessage): void {
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    const type = data.type ?? event.event;
+    if (type === 'human-message') {
+      const message = (data.message ?? {}) as {
+        id?: string;
+        content?: Array<{ type: string; text?: string }>;
+        author?: { name?: string } | null;
+      };
+      if (!message.id || this.shownReplies.has(message.id)) return;
+      this.shownReplies.add(message.id);
+      const text = (message.content ?? [])
+        .filter((p) => p.type === 'text')
+        .map((p) => p.text ?? '')
+        .join('');
+      const name = message.author?.name || this.t('person');
+      this.personName = name;
+      this.view.addHuman(text, name);
+      this.events.emit('message', { text });
+      this.renderHandoff();
+    } else if (type === 'mode') {
+      const mode = modeOf(data.mode);
+      if (!mode || mode === this.mode) return;
+      const name = typeof data.assigned_name === 'string' ? data.assigned_name : null;
+      if (mode === 'human' && name) {
+        this.personName = name;
+        this.view.addInfo(this.t('personJoined', { name }));
+      } else if (mode === 'bot' && this.mode === 'human') this.view.addInfo(this.t('backToBot'));
+      else if (mode === 'resolved') this.view.addInfo(this.t('resolved'));
+      this.setMode(mode);
+    }
+  }
+
+  private setMode(mode: ConversationMode): void {
+    this.mode = mode;
+    if (mode !== 'human') this.personName = mode === 'pending_human' ? null : this.personName;
+    this.renderHandoff();
+  }
+
+  private renderHandoff(): void {
+    const offered = this.boot?.handoff?.visitor_button === true;
+    const bar = handoffBar(this.mode, this.personName, offered, (key, vars) => this.t(key, vars));
+    this.view.setHandoff(bar.status, bar.button);
   }
 
   private postMessage(text: string, signal: AbortSignal): Promise<Response> {

@@ -63,6 +63,7 @@ export function widgetRoutes(deps: ApiDeps) {
       language: widgetLanguage(config.basic_settings.language),
       context_variables: compiled.contextVariables.map((v) => v.name),
       client_tools: config.tools.filter((t) => t.type === 'client').map((t) => t.name),
+      handoff: { visitor_button: config.handoff?.visitor_button === true },
     });
   });
   return app;

@@ -5,6 +5,7 @@ export type Route =
   | { name: 'agent'; id: string; tab: EditorTab }
   | ({ name: 'conversations' } & ConversationFilter)
   | { name: 'conversation'; id: string }
+  | { name: 'inbox'; id?: string }
   | { name: 'usage'; agentId?: string; days?: number }
   | { name: 'settings'; tab: SettingsTab }
   | { name: 'accept-invitation'; token: string }
@@ -35,7 +36,7 @@ export const EDITOR_TABS = [
 ] as const;
 export type EditorTab = (typeof EDITOR_TABS)[number];
 
-export const SETTINGS_TABS = ['keys', 'secrets', 'providers', 'members', 'widget'] as const;
+export const SETTINGS_TABS = ['keys', 'secrets', 'providers', 'members', 'widget', 'handoff'] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 const isTab = (value: string | undefined): value is EditorTab => EDITOR_TABS.includes(value as EditorTab);
@@ -79,6 +80,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'agents' && parts[1] === 'new') return { name: 'new-agent' };
   if (parts[0] === 'agents' && parts[1])
     return { name: 'agent', id: parts[1], tab: isTab(parts[2]) ? parts[2] : 'settings' };
+  if (parts[0] === 'inbox') return parts[1] ? { name: 'inbox', id: parts[1] } : { name: 'inbox' };
   if (parts[0] === 'conversations' && parts[1]) return { name: 'conversation', id: parts[1] };
   if (parts[0] === 'conversations') return { name: 'conversations', ...readFilter(params) };
   if (parts[0] === 'usage') {
@@ -112,6 +114,8 @@ export function routeHref(route: Route): string {
     }
     case 'conversation':
       return `#/conversations/${encodeURIComponent(route.id)}`;
+    case 'inbox':
+      return route.id ? `#/inbox/${encodeURIComponent(route.id)}` : '#/inbox';
     case 'usage': {
       const params = new URLSearchParams();
       if (route.agentId) params.set('agent_id', route.agentId);

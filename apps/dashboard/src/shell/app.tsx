@@ -9,11 +9,13 @@ import { AgentsPage } from '../pages/agents/agents-page.tsx';
 import { ConversationsPage } from '../pages/conversations/conversations-page.tsx';
 import { TranscriptPage } from '../pages/conversations/transcript-page.tsx';
 import { EditorPage } from '../pages/editor/editor-page.tsx';
+import { InboxPage } from '../pages/inbox/inbox-page.tsx';
 import type { Route } from '../router/routes.ts';
 import { routeHref } from '../router/routes.ts';
 import { useRoute } from '../router/use-route.ts';
 import { DemoContactsPanel } from './demo-contacts-panel.tsx';
 import { DemoModelNotice } from './demo-model-notice.tsx';
+import { InboxNavBadge, useInboxFeed } from './inbox-feed.tsx';
 import { LanguageSwitch } from './language-switch.tsx';
 import { TenantSwitch } from './tenant-switch.tsx';
 import { VerifyEmailNotice } from './verify-email-notice.tsx';
@@ -22,10 +24,11 @@ import { VerifyEmailNotice } from './verify-email-notice.tsx';
 const UsagePage = lazy(() => import('../pages/usage/usage-page.tsx'));
 const SettingsPage = lazy(() => import('../pages/settings/settings-page.tsx'));
 
-type Section = 'agents' | 'conversations' | 'usage' | 'settings';
+type Section = 'agents' | 'inbox' | 'conversations' | 'usage' | 'settings';
 
 function sectionOf(route: Route): Section {
   if (route.name === 'conversations' || route.name === 'conversation') return 'conversations';
+  if (route.name === 'inbox') return 'inbox';
   if (route.name === 'usage' || route.name === 'settings') return route.name;
   return 'agents';
 }
@@ -38,6 +41,7 @@ export function App() {
   useEffect(() => {
     void restoreSession();
   }, []);
+  useInboxFeed(auth);
   useEffect(() => {
     document.title = `${t('app.name')}`;
   }, [t]);
@@ -58,6 +62,7 @@ export function App() {
   const tenantKey = auth.status === 'user' ? (auth.tenant?.tenant_id ?? 'none') : 'key';
   const nav: Array<[Section, Route]> = [
     ['agents', { name: 'agents' }],
+    ['inbox', { name: 'inbox' }],
     ['conversations', { name: 'conversations' }],
     ['usage', { name: 'usage' }],
     ['settings', { name: 'settings', tab: 'keys' }],
@@ -81,6 +86,7 @@ export function App() {
               aria-current={section === name ? 'page' : undefined}
             >
               {t(`nav.${name}`)}
+              {name === 'inbox' ? <InboxNavBadge /> : null}
             </a>
           ))}
         </nav>
@@ -134,6 +140,8 @@ function Screen({ route }: { route: Route }) {
     }
     case 'conversation':
       return <TranscriptPage id={route.id} />;
+    case 'inbox':
+      return <InboxPage key={route.id ?? 'none'} {...(route.id ? { id: route.id } : {})} />;
     case 'usage':
       return <UsagePage {...(route.agentId ? { agentId: route.agentId } : {})} days={route.days ?? 30} />;
     case 'settings':

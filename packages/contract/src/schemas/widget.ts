@@ -28,6 +28,11 @@ export const WidgetBootstrapSchema = component(
     language: z.enum(['en', 'zh']).nullable(),
     context_variables: z.array(z.string()),
     client_tools: z.array(z.string()),
+    handoff: z
+      .object({ visitor_button: z.boolean() })
+      .describe(
+        'Issue 21: whether the widget shows visitors a “talk to a person” button (the agent’s `handoff.visitor_button`)',
+      ),
   }),
 );
 

@@ -7,6 +7,7 @@ import { useLoad } from '../../components/use-load.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { type ConversationFilter, filterParams, routeHref } from '../../router/routes.ts';
 import { navigate } from '../../router/use-route.ts';
+import { TakeOverButton } from '../inbox/take-over-button.tsx';
 import { ConversationFilters } from './conversation-filters.tsx';
 
 /**
@@ -97,6 +98,10 @@ export function ConversationsPage({ filter }: { filter: ConversationFilter }) {
                     <span className="muted">—</span>
                   )}
                   {c.has_error ? <span className="badge badge-error">{t('conversations.errorBadge')}</span> : null}
+                  {c.mode !== 'bot' ? (
+                    <span className={`badge mode-${c.mode}`}>{t(`inbox.mode.${c.mode}`)}</span>
+                  ) : null}{' '}
+                  {c.mode !== 'resolved' ? <TakeOverButton id={c.id} mode={c.mode} compact /> : null}
                 </td>
                 <td>
                   <code>{c.id}</code>

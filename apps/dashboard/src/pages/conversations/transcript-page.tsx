@@ -5,6 +5,7 @@ import { ErrorBanner } from '../../components/error-banner.tsx';
 import { JsonBlock } from '../../components/json-block.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';
+import { TakeOverButton } from '../inbox/take-over-button.tsx';
 import { RunTrace } from '../playground/run-trace.tsx';
 import { downloadJson } from './download-json.ts';
 
@@ -31,15 +32,18 @@ export function TranscriptPage({ id }: { id: string }) {
             ) : null}
           </p>
         </div>
-        <button
-          type="button"
-          className="secondary"
-          id="export-json"
-          disabled={!conversation}
-          onClick={() => conversation && downloadJson(`conversation-${id}.json`, conversation)}
-        >
-          {t('transcript.export')}
-        </button>
+        <div className="inline">
+          {conversation ? <TakeOverButton id={id} mode={conversation.handoff?.mode ?? conversation.mode} /> : null}
+          <button
+            type="button"
+            className="secondary"
+            id="export-json"
+            disabled={!conversation}
+            onClick={() => conversation && downloadJson(`conversation-${id}.json`, conversation)}
+          >
+            {t('transcript.export')}
+          </button>
+        </div>
       </header>
       <ErrorBanner error={error} />
       {conversation === undefined && !error ? <p role="status">{t('common.loading')}</p> : null}

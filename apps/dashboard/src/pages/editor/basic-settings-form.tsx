@@ -3,6 +3,7 @@ import { NumberField, SelectField, TextField } from '../../components/text-field
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { ContextVariablesForm } from './context-variables-form.tsx';
 import type { Edit } from './edit.ts';
+import { HandoffForm } from './handoff-form.tsx';
 import { ModelNameField } from './model-name-field.tsx';
 
 /** Who the agent is, which model it uses and its limits. */
@@ -73,6 +74,7 @@ export function BasicSettingsForm({ config, edit }: { config: AgentConfigDocumen
         </div>
       </section>
       <ContextVariablesForm config={config} edit={edit} />
+      <HandoffForm config={config} edit={edit} />
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { Tabs } from '../../components/tabs.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { SETTINGS_TABS, type SettingsTab } from '../../router/routes.ts';
 import { navigate } from '../../router/use-route.ts';
+import { HandoffPanel } from './handoff-panel.tsx';
 import { KeysPanel } from './keys-panel.tsx';
 import { MembersPanel } from './members-panel.tsx';
 import { ProvidersPanel } from './providers-panel.tsx';
@@ -28,6 +29,7 @@ export default function SettingsPage({ tab }: { tab: SettingsTab }) {
         {tab === 'providers' ? <ProvidersPanel /> : null}
         {tab === 'members' ? <MembersPanel /> : null}
         {tab === 'widget' ? <WidgetPanel /> : null}
+        {tab === 'handoff' ? <HandoffPanel /> : null}
       </section>
     </div>
   );
