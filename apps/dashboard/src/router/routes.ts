@@ -6,6 +6,8 @@ export type Route =
   | ({ name: 'conversations' } & ConversationFilter)
   | { name: 'conversation'; id: string }
   | { name: 'usage'; agentId?: string; days?: number }
+  | { name: 'knowledge' }
+  | { name: 'knowledge-base'; id: string }
   | { name: 'settings'; tab: SettingsTab }
   | { name: 'accept-invitation'; token: string }
   | { name: 'forgot-password' }
@@ -81,6 +83,7 @@ export function parseRoute(hash: string): Route {
     return { name: 'agent', id: parts[1], tab: isTab(parts[2]) ? parts[2] : 'settings' };
   if (parts[0] === 'conversations' && parts[1]) return { name: 'conversation', id: parts[1] };
   if (parts[0] === 'conversations') return { name: 'conversations', ...readFilter(params) };
+  if (parts[0] === 'knowledge') return parts[1] ? { name: 'knowledge-base', id: parts[1] } : { name: 'knowledge' };
   if (parts[0] === 'usage') {
     const agentId = params.get('agent_id') ?? undefined;
     const days = Number(params.get('days'));
@@ -119,6 +122,10 @@ export function routeHref(route: Route): string {
       const query = params.toString();
       return query ? `#/usage?${query}` : '#/usage';
     }
+    case 'knowledge':
+      return '#/knowledge';
+    case 'knowledge-base':
+      return `#/knowledge/${encodeURIComponent(route.id)}`;
     case 'settings':
       return `#/settings/${route.tab}`;
     case 'accept-invitation':
