@@ -814,7 +814,7 @@ export const en = {
   'knowledge.doc.title': 'Document',
   'knowledge.doc.status': 'Status',
   'knowledge.doc.pages': 'Pages',
-  'knowledge.doc.preview': 'Chunks',
+  'knowledge.doc.preview': 'Show chunks',
   'knowledge.doc.resync': 'Fetch again',
   'knowledge.doc.resyncHelp': 'Fetch the page again and replace its chunks with the current content.',
   'knowledge.doc.deleteQuestion': 'Delete “{title}”? Agents stop finding it.',

@@ -802,7 +802,7 @@ export const zh: Record<MessageKey, string> = {
   'knowledge.doc.title': '文档',
   'knowledge.doc.status': '状态',
   'knowledge.doc.pages': '页数',
-  'knowledge.doc.preview': '片段',
+  'knowledge.doc.preview': '查看片段',
   'knowledge.doc.resync': '重新抓取',
   'knowledge.doc.resyncHelp': '重新抓取该网页，并用当前内容替换其片段。',
   'knowledge.doc.deleteQuestion': '删除“{title}”？智能体将无法再找到它。',

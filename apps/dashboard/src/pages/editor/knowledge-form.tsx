@@ -98,7 +98,7 @@ export function KnowledgeForm({ config, edit }: { config: AgentConfigDocument; e
         ))}
         <PointerIssues pointer="/knowledge/mode" />
       </fieldset>
-      <div className="grid-2">
+      <div className="knowledge-top-k">
         <NumberField
           pointer="/knowledge/top_k"
           label={t('editor.knowledge.topK')}

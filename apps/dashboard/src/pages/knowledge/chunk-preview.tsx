@@ -1,4 +1,5 @@
 import type { KnowledgeDocument } from '@agentry/contract/schemas';
+import { useEffect, useRef } from 'react';
 import { knowledgeApi } from '../../api/knowledge-api.ts';
 import { Loaded } from '../../components/loaded.tsx';
 import { useLoad } from '../../components/use-load.ts';
@@ -17,10 +18,19 @@ export function ChunkPreview({
 }) {
   const { t } = useI18n();
   const chunks = useLoad(() => knowledgeApi.chunks(baseId, document.id), { key: document.id });
+  // Opened from a row far above: it comes into view, and keyboard users land on it.
+  const heading = useRef<HTMLHeadingElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another document previewed is opened again
+  useEffect(() => {
+    heading.current?.focus();
+    heading.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+  }, [document.id]);
   return (
     <section className="card" id="chunk-preview" aria-labelledby="chunk-preview-title">
       <header className="card-header">
-        <h2 id="chunk-preview-title">{t('knowledge.chunksOf', { title: document.title })}</h2>
+        <h2 id="chunk-preview-title" ref={heading} tabIndex={-1}>
+          {t('knowledge.chunksOf', { title: document.title })}
+        </h2>
         <button type="button" className="icon-button" aria-label={t('common.close')} onClick={onClose}>
           ×
         </button>

@@ -54,7 +54,7 @@ export function DocumentsTable({ baseId, documents, canWrite, previewId, onPrevi
             </td>
             <td>{doc.pages ?? '—'}</td>
             <td>{doc.chunk_count}</td>
-            <td>{formatBytes(doc.bytes)}</td>
+            <td className="nowrap">{formatBytes(doc.bytes)}</td>
             <td>{formatDate(lang, doc.updated_at)}</td>
             <td>
               <div className="inline">

@@ -113,7 +113,7 @@ function BaseHeader({
       </div>
       {canWrite ? (
         <div className="inline">
-          <button type="button" className="secondary" id="edit-knowledge-base" onClick={() => setEditing(true)}>
+          <button type="button" className="secondary small" id="edit-knowledge-base" onClick={() => setEditing(true)}>
             {t('knowledge.edit')}
           </button>
           <ConfirmButton

@@ -53,7 +53,7 @@ export default function KnowledgePage() {
                 </td>
                 <td>{base.document_count}</td>
                 <td>{base.chunk_count}</td>
-                <td>{formatBytes(base.bytes)}</td>
+                <td className="nowrap">{formatBytes(base.bytes)}</td>
                 <td>{formatDate(lang, base.updated_at)}</td>
               </tr>
             ))}

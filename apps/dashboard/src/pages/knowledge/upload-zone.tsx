@@ -117,7 +117,7 @@ export function UploadZone({
           {finished > 0 ? (
             <button
               type="button"
-              className="secondary small"
+              className="secondary small align-start"
               id="upload-clear"
               onClick={() =>
                 setRows((all) => all.filter((row) => rowPending(uploadView(row, documentOf(row, documents)))))
