@@ -835,7 +835,7 @@ export const en = {
   'knowledge.search.score': 'score {score}',
   'knowledge.search.scoreHelp': 'Meaning and matching words combined: higher is a better match.',
   'knowledge.search.pgvector': 'Similarity compared with pgvector.',
-  'knowledge.search.builtin': 'Similarity compared with the built-in exact search (the database has no pgvector).',
+  'knowledge.search.builtin': 'Similarity compared with the built-in exact search.',
   'editor.knowledge.title': 'Knowledge',
   'editor.knowledge.intro': 'Let the agent answer from your knowledge bases and show the sources it used.',
   'editor.knowledge.bases': 'Knowledge bases',

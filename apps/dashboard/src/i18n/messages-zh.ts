@@ -823,7 +823,7 @@ export const zh: Record<MessageKey, string> = {
   'knowledge.search.score': '得分 {score}',
   'knowledge.search.scoreHelp': '综合语义相似度和关键词匹配：越高越相关。',
   'knowledge.search.pgvector': '相似度由 pgvector 计算。',
-  'knowledge.search.builtin': '相似度由内置的精确搜索计算（数据库没有 pgvector）。',
+  'knowledge.search.builtin': '相似度由内置的精确搜索计算。',
   'editor.knowledge.title': '知识库',
   'editor.knowledge.intro': '让智能体根据你的知识库回答，并显示所用的来源。',
   'editor.knowledge.bases': '知识库',
