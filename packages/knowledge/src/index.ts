@@ -1,4 +1,6 @@
-export { chunkDocument } from './chunk/chunk-document.ts';
+export { chunkDocument, DEFAULT_CHUNK_OPTIONS } from './chunk/chunk-document.ts';
+export { countTokens } from './chunk/token-estimate.ts';
+export { crawlSite, normalizeUrl } from './crawl/crawl-site.ts';
 export { detectFormat } from './extract/detect-format.ts';
 export { extractDocument } from './extract/extract-document.ts';
 export type {

@@ -33,6 +33,8 @@ export interface ExtractInput {
   filename?: string;
   /** HTML: the page's address, to resolve relative links. */
   url?: string;
+  /** Return a document without sections instead of failing when there is no text (a crawl's link-only pages). */
+  allowEmpty?: boolean;
 }
 
 export interface ExtractLimits {
@@ -40,6 +42,8 @@ export interface ExtractLimits {
   maxChars: number;
   /** PDFs: stop (with `document_too_large`) past this many pages. */
   maxPages: number;
+  /** Stop (with `document_unreadable`) a parse that takes longer than this; 60 s unless set. */
+  timeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -68,6 +72,8 @@ export interface FetchedPage {
   status: number;
   contentType: string | null;
   bytes: Uint8Array;
+  /** Set by `crawlSite` for pages it extracted to find links (HTML), so the caller need not read them again. */
+  document?: ExtractedDocument;
 }
 
 /**
@@ -84,6 +90,12 @@ export interface CrawlOptions {
   /** The user agent robots.txt rules are matched against. */
   userAgent: string;
   signal?: AbortSignal;
+  /** Stop once the pages fetched add up to this many bytes; 100 MB unless set. */
+  maxBytes?: number;
+  /** The longest wait between two fetches from one site that a robots.txt `Crawl-delay` gets; 2 s unless set. */
+  maxCrawlDelayMs?: number;
+  /** Characters of text read from one HTML page (to find its links); 5 000 000 unless set. */
+  maxCharsPerPage?: number;
 }
 
 /** A retrieval hit: a chunk with where it came from and its fused score. */

@@ -1,45 +1,23 @@
-import { errors } from '@agentry/errors';
 import type { ExtractedDocument, ExtractInput, ExtractLimits } from '../types.ts';
-
-// PLACEHOLDER (replaced by the extraction work): plain text and Markdown headings only.
+import { aborted } from './extract-errors.ts';
+import { extractInProcess } from './extract-in-process.ts';
+import { EXTRACT_TIMEOUT_MS, extractInWorker } from './worker-pool.ts';
 
 /**
- * A document's text and structure (sections under their headings, PDF pages).
+ * A document's text and structure: sections under their headings (`h1`–`h6`, Markdown `#`, Word's
+ * heading styles, PDF lines set larger than the body), PDF pages, an HTML page's main content and
+ * links. PDF, DOCX, HTML, Markdown and CSV are parsed in a worker thread (bounded in time and
+ * memory); plain text here. Fails only with `AppError`s: `document_unreadable` (corrupt, empty,
+ * too slow), `document_too_large` (past `maxChars` / `maxPages`), `aborted`, or `server_busy`
+ * when too many documents wait to be read.
  *
  * @example
- * const doc = await extractDocument({ bytes, format: 'markdown', filename: 'faq.md' }, { maxChars: 5e6, maxPages: 500 });
+ * const doc = await extractDocument({ bytes, format: 'pdf', filename: 'guide.pdf' }, { maxChars: 5e6, maxPages: 500 });
+ * doc.sections[0]; // { headingPath: ['Guide'], text: '…', page: 1 }
  */
 export async function extractDocument(input: ExtractInput, limits: ExtractLimits): Promise<ExtractedDocument> {
-  if (input.format !== 'text' && input.format !== 'markdown') {
-    throw errors.badRequest('unsupported_document_type', `Reading ${input.format} documents is not built yet`);
-  }
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(input.bytes);
-  if (text.length > limits.maxChars) {
-    throw errors.of({
-      code: 'document_too_large',
-      message: `The document has more than ${limits.maxChars} characters of text`,
-      category: 'user',
-      details: { max_chars: limits.maxChars },
-    });
-  }
-  const sections: ExtractedDocument['sections'] = [];
-  let headingPath: string[] = [];
-  let lines: string[] = [];
-  let title: string | null = null;
-  const flush = () => {
-    const body = lines.join('\n').trim();
-    if (body) sections.push({ headingPath, text: body, page: null });
-    lines = [];
-  };
-  for (const line of text.split(/\r?\n/)) {
-    const heading = input.format === 'markdown' ? line.match(/^(#{1,6})\s+(.+?)\s*#*\s*$/) : null;
-    if (heading) {
-      flush();
-      const depth = heading[1]!.length;
-      headingPath = [...headingPath.slice(0, depth - 1), heading[2]!];
-      title ??= depth === 1 ? heading[2]! : null;
-    } else lines.push(line);
-  }
-  flush();
-  return { title, sections, pages: null, links: [] };
+  if (limits.signal?.aborted) throw aborted();
+  const bounds = { maxChars: limits.maxChars, maxPages: limits.maxPages };
+  if (input.format === 'text') return extractInProcess(input, bounds);
+  return extractInWorker(input, bounds, { timeoutMs: limits.timeoutMs ?? EXTRACT_TIMEOUT_MS, signal: limits.signal });
 }
