@@ -1,4 +1,4 @@
-export { type EmbeddingModel, normalizeVector } from './embeddings.ts';
+export { type EmbeddingModel, normalizeVector, resolveEmbeddingDimensions } from './embeddings.ts';
 export type { ContentPart, Message, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart } from './messages.ts';
 export { textOf, toolCallsOf } from './messages.ts';
 export type {

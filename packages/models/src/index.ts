@@ -1,4 +1,12 @@
 export {
+  type EmbeddingModelSpec,
+  type EmbeddingProviderName,
+  LOCAL_EMBEDDING_SPEC,
+  OPENAI_EMBEDDING_SPEC,
+  parseEmbeddingModelSpec,
+} from './embedding-model-spec.ts';
+export { defaultEmbeddingModelSpec, type EmbeddingModelOptions, embeddingModelFor } from './embedding-models.ts';
+export {
   type AgentModelChoice,
   type ConfigurableProvider,
   createModel,

@@ -20,6 +20,11 @@ export interface ModelProviderSettings {
   defaultModels?: Partial<Record<ProviderName, string>>;
   maxRetries?: number;
   /**
+   * The operator's embedding model for new knowledge bases (`EMBEDDING_MODEL`, a
+   * `"<provider>/<model>"` spec); unset: `defaultEmbeddingModelSpec` picks one.
+   */
+  embeddingModel?: string;
+  /**
    * Answer with the built-in demo model when no provider is configured at all (the embedded mode's
    * first hour). Off as soon as any provider is configured.
    */

@@ -90,3 +90,20 @@ export function clientGone(res: ServerResponse): AbortSignal {
   });
   return controller.signal;
 }
+
+/**
+ * Parses a JSON object body; anything else (invalid JSON, an array, a scalar) is undefined.
+ *
+ * @example
+ * parseJsonObject('{"a":1}'); // { a: 1 }
+ */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

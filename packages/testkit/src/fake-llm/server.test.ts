@@ -144,7 +144,7 @@ describe('fake LLM server', () => {
   });
 
   it('answers unknown routes 404 and non-JSON bodies 400 in the protocol shape, without recording them', async () => {
-    const notFound = await fetch(`${fake.url}/v1/embeddings`, { method: 'POST', body: '{}' });
+    const notFound = await fetch(`${fake.url}/v1/images/generations`, { method: 'POST', body: '{}' });
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clientGone, flatHeaders, readBodyText } from './http-io.ts';
+import { answerEmbeddings, type EmbeddingsState } from './embeddings-route.ts';
+import { clientGone, flatHeaders, parseJsonObject, readBodyText } from './http-io.ts';
 import { wireId } from './ids.ts';
 import { answerTurn, type ErrorTarget, sendError } from './respond.ts';
 import { createScript, type Script } from './script.ts';
@@ -19,20 +20,10 @@ function guessProtocol(path: string): FakeProtocol {
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
 }
 
-function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 interface State {
   script: Script;
   requests: FakeRequest[];
+  embeddings: EmbeddingsState;
 }
 
 /** Reads and validates the model request; answers 4xx itself and returns undefined when it is not one. */
@@ -60,6 +51,9 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const path = new URL(req.url ?? '/', 'http://fake').pathname;
   const target: ErrorTarget = { res, protocol: guessProtocol(path), requestId: wireId('req_') };
   if (req.method === 'GET' && path.endsWith('/models')) return listModels(res);
+  if (req.method === 'POST' && path === '/v1/embeddings') {
+    return answerEmbeddings(state.embeddings, req, res, { ...target, protocol: 'openai' }, signal);
+  }
   const request = await readModelRequest(req, target, path);
   if (!request) return;
   state.requests.push(request);
@@ -119,7 +113,7 @@ function closeServer(server: Server): Promise<void> {
 }
 
 /**
- * Starts a local HTTP server speaking the OpenAI Chat Completions and Anthropic Messages wire protocols,
+ * Starts a local HTTP server speaking the OpenAI Chat Completions (and Embeddings) and Anthropic Messages wire protocols,
  * answering from a script of turns, so the real SDKs can be tested against it via their `baseURL`.
  *
  * @example
@@ -130,7 +124,11 @@ function closeServer(server: Server): Promise<void> {
  * await fake.close();
  */
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlmServer> {
-  const state: State = { script: createScript(options.responder), requests: [] };
+  const state: State = {
+    script: createScript(options.responder),
+    requests: [],
+    embeddings: { queue: [], requests: [] },
+  };
   const server = createServer(onRequest(state));
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port ?? 0, host);
@@ -140,6 +138,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
     requests: state.requests,
+    embeddingRequests: state.embeddings.requests,
+    enqueueEmbeddings: (...turns) => {
+      state.embeddings.queue.push(...turns);
+    },
     enqueue: (...turns) => state.script.enqueue(...turns),
     setResponder: (fn) => state.script.setResponder(fn),
     pending: () => state.script.pending(),
@@ -147,6 +149,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       state.script.reset();
       // Emptied in place: callers may hold a reference to `requests`.
       state.requests.length = 0;
+      state.embeddings.requests.length = 0;
+      state.embeddings.queue.length = 0;
     },
     close: () => closeServer(server),
   };

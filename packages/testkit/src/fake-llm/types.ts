@@ -68,6 +68,21 @@ export interface FakeErrorTurn {
  */
 export type FakeTurn = FakeReplyTurn | FakeErrorTurn;
 
+/** A scripted `/v1/embeddings` success: the built-in deterministic vectors, after `delayMs`. */
+export interface FakeEmbeddingsReplyTurn {
+  type: 'embeddings';
+  delayMs?: number;
+}
+
+/**
+ * One scripted answer of `POST /v1/embeddings`, from its own queue (chat turns are never consumed
+ * by embedding calls). With the queue empty the fake answers with the deterministic vectors.
+ *
+ * @example
+ * fake.enqueueEmbeddings({ type: 'error', status: 429, retryAfterSeconds: 0 }, { type: 'embeddings' });
+ */
+export type FakeEmbeddingsTurn = FakeEmbeddingsReplyTurn | FakeErrorTurn;
+
 export type FakeProtocol = 'openai' | 'anthropic';
 
 /** A model request as the fake received it. */
@@ -96,11 +111,19 @@ export interface FakeLlmServer {
   enqueue(...turns: FakeTurn[]): void;
   /** Used when the queue is empty; `undefined` removes it. */
   setResponder(fn: FakeResponder | undefined): void;
-  /** Every model request received, in order. */
+  /** Every model request received, in order (chat and messages; embedding calls are in `embeddingRequests`). */
   requests: FakeRequest[];
+  /**
+   * Scripts `POST /v1/embeddings` answers (errors, delays); its queue is separate from `enqueue`'s.
+   * Unscripted calls get `hashEmbedding` vectors (`@agentry/provider-demo`) of the request's
+   * `dimensions` (default 256), as floats or as base64 per `encoding_format`.
+   */
+  enqueueEmbeddings(...turns: FakeEmbeddingsTurn[]): void;
+  /** Every `POST /v1/embeddings` received, in order (`body.input` holds the texts). */
+  embeddingRequests: FakeRequest[];
   /** Turns left in the queue. */
   pending(): number;
-  /** Clears queue, responder and requests. */
+  /** Clears both queues, the responder and both request lists. */
   reset(): void;
   close(): Promise<void>;
 }
