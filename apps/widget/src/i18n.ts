@@ -42,6 +42,8 @@ const en = {
   noHandler: 'This page cannot run the tool “{name}”.',
   declinedOutput: 'The user declined to run this tool.',
   loadImage: 'Load image from {host}',
+  sources: 'Sources',
+  sourcePage: 'page {page}',
 };
 
 type Strings = typeof en;
@@ -89,6 +91,8 @@ const zh: Strings = {
   noHandler: '此页面无法运行工具“{name}”。',
   declinedOutput: 'The user declined to run this tool.',
   loadImage: '加载来自 {host} 的图片',
+  sources: '来源',
+  sourcePage: '第 {page} 页',
 };
 
 export type Lang = 'en' | 'zh';

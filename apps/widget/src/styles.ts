@@ -46,6 +46,7 @@ header h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-ov
 .msg h1,.msg h2,.msg h3,.msg h4,.msg h5,.msg h6{font-size:15px;margin:8px 0 4px}
 .img-btn{border:1px dashed rgba(127,127,127,.7);background:transparent;border-radius:8px;padding:6px 10px;font-size:12.5px;margin:4px 0}
 .msg img{max-width:100%;border-radius:6px}
+.sources{align-self:flex-start;max-width:85%;font-size:12px;opacity:.85;margin-top:-4px}.sources-title{font-weight:600;margin-bottom:2px}.sources ol{margin:0;padding:0;list-style:none}.sources li{overflow-wrap:anywhere}.sources a{color:var(--link);text-decoration:underline}.source-detail{opacity:.75}
 .chip{align-self:flex-start;font-size:12px;opacity:.75;padding:2px 8px;border-radius:10px;background:rgba(127,127,127,.14)}
 .error{align-self:stretch;font-size:13px;color:#b3261e;padding:2px 4px}
 .card{align-self:stretch;border:1px solid rgba(127,127,127,.35);border-radius:12px;padding:10px 12px;background:var(--bg)}

@@ -1,7 +1,8 @@
-import type { Message, WidgetSettings } from '@agentry/contract/schemas';
+import type { Citation, Message, WidgetSettings } from '@agentry/contract/schemas';
 import { el, ICON_CHAT, ICON_CLOSE, ICON_NEW, ICON_SEND, ICON_STOP } from './dom.ts';
 import type { Translate } from './i18n.ts';
 import { renderMarkdown } from './markdown.ts';
+import { renderSources } from './sources.ts';
 import { css } from './styles.ts';
 import { applyTheme } from './theme.ts';
 
@@ -253,6 +254,7 @@ export class WidgetView {
       if (text) this.addUser(text);
     } else if (message.role === 'assistant') {
       if (text.trim()) this.addAssistant(text);
+      this.addSources(message.citations);
       for (const part of message.content)
         if (part.type === 'tool_call' && part.name) this.addChip(this.t('toolUsed', { name: part.name }));
     }
@@ -261,6 +263,14 @@ export class WidgetView {
   addUser(text: string): void {
     this.log.append(el('div', { class: 'msg user' }, el('span', { class: 'sr' }, `${this.t('you')}: `), text));
     this.scroll(true);
+  }
+
+  /** The "Sources" list under the answer just written (nothing when it cites none). */
+  addSources(citations: readonly Citation[] | undefined): void {
+    const list = renderSources(citations, this.t);
+    if (!list) return;
+    this.log.append(list);
+    this.scroll();
   }
 
   addChip(text: string): void {

@@ -1,5 +1,6 @@
 import { ProblemError } from '@agentry/contract';
 import type {
+  Citation,
   Conversation,
   ConversationDetail,
   NewConversationBody,
@@ -391,6 +392,11 @@ export class Widget {
         else if (typeof data.toolName === 'string') view.addChip(this.t('toolUsed', { name: data.toolName }));
         break;
       }
+      case 'citations':
+        // Sent once the answer's text is complete: its sources go under it.
+        view.finishBubble();
+        view.addSources(Array.isArray(data.citations) ? (data.citations as Citation[]) : []);
+        break;
       case 'flow':
         // The latest flow question's buttons (none when it asks for free text).
         this.offered = Array.isArray(data.quickReplies) ? data.quickReplies.map(String) : [];

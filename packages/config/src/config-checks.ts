@@ -3,6 +3,7 @@ import { systemContextVariables } from './context-variables.ts';
 import { flowIssues } from './flow-checks.ts';
 import { headerNameProblem } from './header-rules.ts';
 import { pointer } from './json-pointer.ts';
+import { KNOWLEDGE_TOOL_NAME, knowledgeIssues, offersKnowledgeTool } from './knowledge-checks.ts';
 import { isDeclaredMcpToolName } from './mcp-servers.ts';
 import { parameterSchemaIssues } from './parameter-schema-checks.ts';
 import { declaredSkillToolNames } from './skills.ts';
@@ -25,10 +26,15 @@ export function crossFieldIssues(doc: Json): FieldIssue[] {
   const tools = arrayOf(doc.tools);
   const toolNames = tools.map((t) => (isObject(t) && typeof t.name === 'string' ? t.name : undefined));
   // Skills and MCP tools (server__tool) may be named too; MCP tools are only known after discovery.
-  const known = [...toolNames.filter((n): n is string => n !== undefined), ...declaredSkillToolNames(doc)];
+  const known = [
+    ...toolNames.filter((n): n is string => n !== undefined),
+    ...declaredSkillToolNames(doc),
+    ...(offersKnowledgeTool(doc) ? [KNOWLEDGE_TOOL_NAME] : []),
+  ];
   const isKnown = (name: string) => known.includes(name) || isDeclaredMcpToolName(doc, name);
   return [
     ...duplicateToolNames(toolNames),
+    ...knowledgeIssues(doc),
     ...actionBookToolIssues(arrayOf(doc.action_books), known, isKnown),
     ...toolChoiceIssues(doc.tool_choice, known, isKnown),
     ...contextVariableIssues(arrayOf(doc.context)),

@@ -13,6 +13,7 @@ export type {
   FlowSlotConfig,
   FlowStepConfig,
   HttpMethod,
+  KnowledgeConfig,
   LimitsConfig,
   McpServerConfig,
   ModelConfig,
@@ -49,6 +50,7 @@ export { defaults } from './defaults.ts';
 export { endUserValues, MAX_END_USER_CLAIM_CHARS, MAX_END_USER_TOKEN_CHARS } from './end-user-values.ts';
 export { headerNameProblem } from './header-rules.ts';
 export { readablePath } from './json-pointer.ts';
+export { KNOWLEDGE_TOOL_NAME } from './knowledge-checks.ts';
 export { linearPatternError } from './linear-regexp.ts';
 export { checkAgentConfig, loadAgentConfig } from './load-agent-config.ts';
 export { MIN_MASKED_CLAIM_CHARS, maskedValues, maskSecrets } from './mask-secrets.ts';

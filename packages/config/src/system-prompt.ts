@@ -16,6 +16,7 @@ export function buildSystemPrompt(config: AgentConfig): string {
     section('Language and tone', languageAndTone(s.language, s.tone)),
     section('Rules', rules(config.action_books)),
     section('Additional instructions', s.instructions),
+    section('Sources', sources(config.knowledge)),
     config.require_done_tool ? section('Finishing', 'When the task is complete, call the `done` tool.') : undefined,
   ];
   return sections.filter((part): part is string => Boolean(part)).join('\n\n');
@@ -24,6 +25,16 @@ export function buildSystemPrompt(config: AgentConfig): string {
 function section(title: string, body: string | undefined): string | undefined {
   const text = body?.trim();
   return text ? `## ${title}\n${text}` : undefined;
+}
+
+/** How an agent with knowledge bases finds its sources and cites them. */
+function sources(knowledge: AgentConfig['knowledge']): string | undefined {
+  if (!knowledge) return undefined;
+  const find =
+    knowledge.mode === 'auto'
+      ? "Passages of the business's documents that match the user's message are given to you as the result of `search_knowledge`, numbered [n]."
+      : "Search the business's documents with the `search_knowledge` tool before answering questions about the business; its passages come numbered [n].";
+  return `${find}\nAnswer from these passages and cite the ones you use with their numbers right after the statement they support, like [1] or [1, 3]. If they do not answer the question, say so.`;
 }
 
 function languageAndTone(language: string | undefined, tone: string | undefined): string | undefined {

@@ -104,8 +104,33 @@ export const agentConfigSchema = {
       maxItems: 32,
       items: { $ref: '#/$defs/flow' },
     },
+    knowledge: { $ref: '#/$defs/knowledge' },
   },
   $defs: {
+    knowledge: {
+      description:
+        "Knowledge bases the agent answers from, with citations ([n] markers the answer's sources are attached to). mode tool (default): the model gets the tool search_knowledge({ query }) and searches when it needs to; mode auto: the user's message is searched before the model's first call of each run and the hits are put in its context (no extra model request).",
+      type: 'object',
+      additionalProperties: false,
+      required: ['bases'],
+      properties: {
+        bases: {
+          description: "The tenant's knowledge bases to search, by id or by name.",
+          type: 'array',
+          minItems: 1,
+          maxItems: 10,
+          items: { type: 'string', minLength: 1, maxLength: 120 },
+        },
+        mode: { enum: ['tool', 'auto'], default: 'tool' },
+        top_k: {
+          description: 'How many passages a search returns.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+          default: 5,
+        },
+      },
+    },
     permission: {
       type: 'object',
       additionalProperties: false,

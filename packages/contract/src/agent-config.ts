@@ -74,3 +74,5 @@ export type PermissionAction = PermissionRuleConfig['action'];
 export type FlowConfig = NonNullable<AgentConfigDocument['flows']>[number];
 export type FlowStepConfig = FlowConfig['steps'][number];
 export type FlowSlotConfig = NonNullable<FlowConfig['slots']>[string];
+/** The knowledge bases an agent answers from, and how it searches them. */
+export type KnowledgeConfig = NonNullable<AgentConfigDocument['knowledge']>;

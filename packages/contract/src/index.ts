@@ -20,6 +20,7 @@ export type {
   FlowStepConfig,
   HttpMethod,
   JsonType,
+  KnowledgeConfig,
   LimitsConfig,
   McpServerConfig,
   ModelConfig,

@@ -1,5 +1,14 @@
 export { type EmbeddingModel, normalizeVector, resolveEmbeddingDimensions } from './embeddings.ts';
-export type { ContentPart, Message, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart } from './messages.ts';
+export type {
+  ContentPart,
+  Message,
+  ReasoningPart,
+  Role,
+  SourceCitation,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from './messages.ts';
 export { textOf, toolCallsOf } from './messages.ts';
 export type {
   CallOptions,

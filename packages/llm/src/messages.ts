@@ -2,6 +2,23 @@
 export interface TextPart {
   type: 'text';
   text: string;
+  /**
+   * The knowledge sources an answer's `[n]` markers cite (set by the runner on a final answer,
+   * stored with it). Never sent to a model: adapters send `text` only.
+   */
+  citations?: SourceCitation[];
+}
+
+/** One source an answer cites (the contract's `Citation`, as stored with the message). */
+export interface SourceCitation {
+  marker: number;
+  document_id: string;
+  knowledge_base_id: string;
+  title: string;
+  url: string | null;
+  page: number | null;
+  heading_path: string[];
+  snippet: string;
 }
 
 /** Model reasoning ("thinking"). `signature` is provider data that must be sent back unchanged. */

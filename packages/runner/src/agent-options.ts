@@ -1,6 +1,8 @@
 import type { AgentRunOptions, ToolExecutor } from '@agentry/agent';
 import type { Run } from '@agentry/db';
-import { addUsage, type Message, type Usage } from '@agentry/llm';
+import { addUsage, type Message, type SourceCitation, textOf, type Usage } from '@agentry/llm';
+import { citationsFor, withCitations } from './knowledge-citations.ts';
+import type { SourceLedger } from './knowledge-sources.ts';
 import { unansweredInput } from './pending-input.ts';
 import type { ProcessorContext } from './processor-context.ts';
 import { contextWindowFor, type setUpRun } from './run-setup.ts';
@@ -18,6 +20,8 @@ export interface LoopInputs {
   tools: ToolExecutor;
   history: Message[];
   writes: WriteBehind;
+  /** The numbered knowledge sources (agents with `knowledge`): the final answer's citations. */
+  ledger?: SourceLedger;
 }
 
 /**
@@ -73,9 +77,14 @@ export function agentOptions(ctx: ProcessorContext, inputs: LoopInputs): AgentRu
     pendingInput: (calls) => unansweredInput(deps.db, agent, run, calls),
     onModelResponse: async (message) => {
       stored = message;
+      const cited = inputs.ledger ? answerCitations(message, inputs.ledger) : [];
+      if (cited.length > 0) {
+        // Ahead of the run's final status, on the one ordered writer: clients show the sources with the answer.
+        void ctx.publish(run.id, { type: 'citations', citations: cited });
+      }
       // Put off: it travels with the first tool call's start record (committed before the call is
       // sent) or with the step's checkpoint.
-      writes.defer({ messages: [message] });
+      writes.defer({ messages: [withCitations(message, cited)] });
     },
     onStep: async (messages, step) => {
       steps = [...steps, { ...runTools.stepRecord(step), provider: setup.provider, model: setup.model.modelId }];
@@ -96,6 +105,12 @@ export function agentOptions(ctx: ProcessorContext, inputs: LoopInputs): AgentRu
       }
     },
   };
+}
+
+/** The citations of an answer (a message without tool calls); none for a step that calls tools. */
+function answerCitations(message: Message, ledger: SourceLedger): SourceCitation[] {
+  if (message.content.some((p) => p.type === 'tool_call')) return [];
+  return citationsFor(textOf(message), ledger);
 }
 
 /** A step that only answered (no tool calls, no nudge to follow): the run ends with it. */

@@ -1,5 +1,6 @@
 import type { Db, Run } from '@agentry/db';
 import type { EgressPolicy, ToolResultCache } from '@agentry/http-tools';
+import type { KnowledgeSearch } from '@agentry/knowledge';
 import type { StdioServerDefinitions } from '@agentry/mcp';
 import type { ModelProviderSettings } from '@agentry/models';
 import type { RunScheduler } from '@agentry/queue';
@@ -38,6 +39,11 @@ export interface RunExecutorDeps {
   log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
   /** Metrics and spans (`@agentry/telemetry`); omitted = none. */
   telemetry?: RunTelemetry;
+  /**
+   * Searches the tenants' knowledge bases for agents with `knowledge` (their `search_knowledge`
+   * tool, `auto` mode). Omitted = such agents' searches fail as a tool error (`embeddings_not_configured`).
+   */
+  knowledge?: KnowledgeSearch;
 }
 
 export type RunLog = NonNullable<RunExecutorDeps['log']>;

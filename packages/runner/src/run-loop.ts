@@ -1,4 +1,4 @@
-import { type AgentRunResult, runAgent } from '@agentry/agent';
+import { type AgentRunResult, runAgent, type ToolExecutor } from '@agentry/agent';
 import type { FlowConfig } from '@agentry/config';
 import { type Run, toolCallRecords } from '@agentry/db';
 import { compileFlows, withFlowTools } from '@agentry/flows';
@@ -6,10 +6,14 @@ import { withAllowlist } from '@agentry/http-tools';
 import type { Message } from '@agentry/llm';
 import { agentOptions } from './agent-options.ts';
 import { flowTurnFor, runFlowInRun } from './flow-run.ts';
+import { retrieveBeforeAnswer } from './knowledge-auto.ts';
+import { SEARCH_KNOWLEDGE } from './knowledge-sources.ts';
+import { withSourceLedger } from './knowledge-tool.ts';
 import { withFlowStartPermissions } from './permission-executor.ts';
 import type { ProcessorContext } from './processor-context.ts';
 import { createRecordingExecutor } from './recording-executor.ts';
 import { doneResult, resumeHistory, waitingResult } from './resume-history.ts';
+import { type RunKnowledge, runKnowledge } from './run-knowledge.ts';
 import { type RunStart, setUpRun } from './run-setup.ts';
 import { createRunTools, type RunTools } from './run-tools.ts';
 import { runToolCache } from './tool-cache.ts';
@@ -36,6 +40,8 @@ export async function runLoop(
   const setup = setUpRun(start, run, deps.models, deps.fetch, deps.secretBox, egress, toolCache);
   const history: Message[] = stored.map((m) => ({ role: m.role, content: m.content }));
   const { agent } = setup;
+  // Knowledge bases (issue 20): the source numbers come from the transcript, so a resume keeps them.
+  const knowledge = runKnowledge(agent, deps.knowledge, run.tenantId, history);
   // MCP and skills (issue 9): HTTP, MCP and skill tools behind one executor; MCP sessions end with the run.
   const runTools = createRunTools({
     agent,
@@ -50,9 +56,12 @@ export async function runLoop(
     ...(toolCache ? { toolCache } : {}),
     ...(deps.mcpStdioServers ? { stdioServers: deps.mcpStdioServers } : {}),
     publish: (event) => ctx.publish(run.id, event),
+    ...(knowledge?.mode === 'tool' ? { knowledge: knowledge.executor } : {}),
   });
   try {
-    return runTools.withSkills(await runWithTools(ctx, run, fence, controller, setup, runTools, history, writes));
+    return runTools.withSkills(
+      await runWithTools(ctx, run, fence, controller, { setup, runTools, knowledge }, history, writes),
+    );
   } finally {
     await runTools.close();
   }
@@ -63,22 +72,28 @@ async function runWithTools(
   run: Run,
   fence: number,
   controller: AbortController,
-  setup: ReturnType<typeof setUpRun>,
-  runTools: RunTools,
+  parts: { setup: ReturnType<typeof setUpRun>; runTools: RunTools; knowledge: RunKnowledge | undefined },
   transcript: Message[],
   writes: WriteBehind,
 ): Promise<AgentRunResult> {
   const { deps, telemetry } = ctx;
+  const { setup, runTools, knowledge } = parts;
   const { agent } = setup;
-  const recording = createRecordingExecutor({
-    inner: runTools.executor,
-    db: deps.db,
-    run,
-    fence,
-    writes,
-    isIdempotent: (name) => agent.tools.find((t) => t.name === name)?.idempotent ?? false,
-  });
-  const agentTools = telemetry ? telemetry.traceTools(run, recording) : recording;
+  const recorded = (inner: ToolExecutor) => {
+    const recording = createRecordingExecutor({
+      inner,
+      db: deps.db,
+      run,
+      fence,
+      writes,
+      // A search only reads: one a crash left unsettled is run again.
+      isIdempotent: (name) =>
+        name === SEARCH_KNOWLEDGE || (agent.tools.find((t) => t.name === name)?.idempotent ?? false),
+    });
+    const traced = telemetry ? telemetry.traceTools(run, recording) : recording;
+    return knowledge ? withSourceLedger(traced, knowledge.ledger) : traced;
+  };
+  const agentTools = recorded(runTools.executor);
   // Flows (issue 19): offered to the model as flow__<name> tools; a flow's turns run without it.
   const flows = compileFlows(agent.config.flows ?? NO_FLOWS);
   const tools = withFlowStartPermissions(
@@ -90,18 +105,38 @@ async function runWithTools(
   const history = await resumeHistory(ctx, run, writes, tools, controller.signal, agent, transcript);
   if (history === 'done') return doneResult();
   if (typeof history !== 'object' || !Array.isArray(history)) return waitingResult(history.pending);
-  const inputs = { run, controller, setup, runTools, tools, history, writes };
+  const plan = flowTurnFor(flows, history);
+  // `auto` knowledge: the user's message is searched before the model's first call (not before a flow's turn).
+  const context =
+    knowledge?.mode === 'auto' && !plan
+      ? await retrieveBeforeAnswer(ctx, {
+          run,
+          search: recorded(knowledge.executor),
+          history,
+          writes,
+          signal: controller.signal,
+        })
+      : history;
+  const inputs = {
+    run,
+    controller,
+    setup,
+    runTools,
+    tools,
+    history: context,
+    writes,
+    ...(knowledge ? { ledger: knowledge.ledger } : {}),
+  };
   const options = agentOptions(ctx, inputs);
   const flowInputs = { ...inputs, agentTools, options };
-  const plan = flowTurnFor(flows, history);
   if (plan) return runFlowInRun(ctx, flowInputs, plan, history);
   const result = await runAgent(options);
   // The model started a flow: the flow takes its first steps in the same run.
   const started =
     flows.length > 0 && result.status === 'completed'
-      ? flowTurnFor(flows, [...history, ...result.messages])
+      ? flowTurnFor(flows, [...context, ...result.messages])
       : undefined;
-  return started ? runFlowInRun(ctx, flowInputs, started, [...history, ...result.messages], result) : result;
+  return started ? runFlowInRun(ctx, flowInputs, started, [...context, ...result.messages], result) : result;
 }
 
 /** One empty list for agents without flows: the compiled-flows memo keys on the list. */

@@ -28,6 +28,8 @@ export interface RunToolsOptions {
   lifetimeMs: number;
   /** Publishes a skill's events into the parent run's stream. */
   publish(event: SkillEvent): Promise<void>;
+  /** The built-in `search_knowledge` tool (agents with `knowledge` in `tool` mode). */
+  knowledge?: ToolExecutor;
 }
 
 /** Every tool of a run behind one executor, plus the bookkeeping skills need. */
@@ -132,7 +134,12 @@ export function createRunTools(options: RunToolsOptions): RunTools {
     // One place for deny rules, whichever executor would have run the call.
     executor: withPermissions(
       agent,
-      agent.skills.length > 0 ? composeExecutors(options.http, mcp, skills) : composeExecutors(options.http, mcp),
+      composeExecutors(
+        options.http,
+        mcp,
+        ...(agent.skills.length > 0 ? [skills] : []),
+        ...(options.knowledge ? [options.knowledge] : []),
+      ),
     ),
     stepRecord(step) {
       parentToolCalls += step.executedToolCalls;

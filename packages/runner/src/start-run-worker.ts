@@ -1,5 +1,6 @@
 import type { Db } from '@agentry/db';
 import type { EgressPolicy, ToolResultCache } from '@agentry/http-tools';
+import type { KnowledgeSearch } from '@agentry/knowledge';
 import type { StdioServerDefinitions } from '@agentry/mcp';
 import type { ModelProviderSettings } from '@agentry/models';
 import {
@@ -49,6 +50,8 @@ export interface RunWorkerConfig {
    * workers, or `createMemoryToolResultCache` in the embedded mode without Redis; omitted = none.
    */
   toolCache?: ToolResultCache;
+  /** Searches the tenants' knowledge bases for agents with `knowledge`; omitted = their searches fail as tool errors. */
+  knowledge?: KnowledgeSearch;
   sweeper: SweeperSettings;
   webhooks: WebhookSettings;
   /** Run metrics and spans, webhook metrics; omitted = none. */
@@ -116,6 +119,7 @@ export function startRunWorker(config: RunWorkerConfig): RunWorker {
     ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
     ...(egress ? { egress } : {}),
     ...(config.toolCache ? { toolCache: config.toolCache } : {}),
+    ...(config.knowledge ? { knowledge: config.knowledge } : {}),
     log,
     ...(metrics ? { telemetry: createRunTelemetry(metrics) } : {}),
   });

@@ -1,5 +1,5 @@
 import type { Agent, AgentVersion, Conversation, Run, StoredMessage } from '@agentry/db';
-import type { ContentPart, ToolCallPart, ToolResultPart } from '@agentry/llm';
+import type { ContentPart, SourceCitation, ToolCallPart, ToolResultPart } from '@agentry/llm';
 
 /** Public JSON shapes (snake_case), kept in one place so every route answers alike. */
 export function agentView(agent: Agent) {
@@ -57,6 +57,25 @@ function partView(part: ContentPart) {
   }
 }
 
+/** The knowledge sources an answer cites (stored on its text parts by the runner). */
+export function citationsOf(message: Pick<StoredMessage, 'content'>): SourceCitation[] {
+  return message.content.flatMap((p) => (p.type === 'text' && p.citations ? p.citations.map(citationView) : []));
+}
+
+/** Field by field: what was stored is never passed on wholesale. */
+function citationView(c: SourceCitation): SourceCitation {
+  return {
+    marker: c.marker,
+    document_id: c.document_id,
+    knowledge_base_id: c.knowledge_base_id,
+    title: c.title,
+    url: c.url,
+    page: c.page,
+    heading_path: c.heading_path,
+    snippet: c.snippet,
+  };
+}
+
 export function messageView(message: StoredMessage) {
   return {
     id: message.id,
@@ -65,6 +84,7 @@ export function messageView(message: StoredMessage) {
     role: message.role,
     run_id: message.runId,
     content: message.content.map(partView),
+    citations: citationsOf(message),
     created_at: message.createdAt.toISOString(),
   };
 }
@@ -95,6 +115,7 @@ export function runView(run: Run, messages: StoredMessage[]) {
     agent_version: run.agentVersion,
     status: run.status,
     reply: run.status === 'completed' ? reply : null,
+    citations: run.status === 'completed' && lastAssistant ? citationsOf(lastAssistant) : [],
     tool_calls: calls.map((call) => {
       const result = results.get(call.id);
       return {
@@ -152,6 +173,8 @@ export const VISITOR_EVENT_TYPES = new Set([
   'run-finished',
   'run-failed',
   'run-cancelled',
+  // The sources an answer cites (issue 20): what the visitor's answer shows, not tool traffic.
+  'citations',
 ]);
 
 /** The run view for whoever asked: visitors get {@link visitorRunView}. */

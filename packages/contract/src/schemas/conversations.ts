@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, PG_INTEGER_MAX } from '../limits.ts';
 import { component, id, list, RunStatusSchema, timestamp } from './common.ts';
+import { CitationSchema } from './knowledge.ts';
 
 /** Conversations and their messages: the answers of `/v1/conversations` and the bodies it takes. */
 
@@ -27,6 +28,9 @@ export const MessageSchema = component(
     role: z.enum(['user', 'assistant', 'tool']),
     run_id: id.nullable(),
     content: z.array(MessagePartSchema),
+    citations: z
+      .array(CitationSchema)
+      .describe('An answer’s knowledge sources, by the `[n]` markers of its text (empty when it cites none)'),
     created_at: timestamp,
   }),
 );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { component, id, RunStatusSchema, timestamp } from './common.ts';
+import { CitationSchema } from './knowledge.ts';
 
 /** Runs: the answer of `/v1/runs` and of a message, the calls a waiting run asks for, the answers to them. */
 
@@ -40,6 +41,9 @@ export const RunSchema = component(
     agent_version: z.int(),
     status: RunStatusSchema,
     reply: z.string().nullable(),
+    citations: z
+      .array(CitationSchema)
+      .describe('The knowledge sources the reply cites by its `[n]` markers (empty when none)'),
     tool_calls: z
       .array(
         z.object({

@@ -8,8 +8,17 @@ export interface RobotsRules {
   delayMs: number;
 }
 
-// robots-parser is CommonJS (`module.exports = fn`) while its types declare a default export.
-const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+// robots-parser is CommonJS (`module.exports = fn`) while its types declare a default export; the
+// default import is the function at run time, whatever module resolution the type checker uses
+// (NodeNext here, Bundler in the dashboard's check, which reaches this package through the API).
+type RobotsParser = (
+  url: string,
+  robotstxt: string,
+) => {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getCrawlDelay(ua?: string): number | undefined;
+};
+const robotsParser = robotsParserModule as unknown as RobotsParser;
 
 const ALLOW_ALL: RobotsRules = { isAllowed: () => true, delayMs: 0 };
 const DISALLOW_ALL: RobotsRules = { isAllowed: () => false, delayMs: 0 };

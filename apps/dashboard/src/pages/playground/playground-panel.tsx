@@ -7,6 +7,7 @@ import { ErrorBanner } from '../../components/error-banner.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';
 import { FlowTrace } from './flow-trace.tsx';
+import { CitationsView } from './knowledge-trace.tsx';
 import { LiveRunView } from './live-run-view.tsx';
 import { PendingCards } from './pending-card.tsx';
 import { RunTrace } from './run-trace.tsx';
@@ -150,6 +151,7 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
                 <FlowTrace events={turn.live?.flow ?? []} />
                 <RunTrace run={turn.run} />
                 {turn.run.reply ? <p className="bubble bubble-assistant">{turn.run.reply}</p> : null}
+                {turn.run.reply ? <CitationsView citations={turn.run.citations ?? []} /> : null}
               </>
             ) : turn.live ? (
               <>

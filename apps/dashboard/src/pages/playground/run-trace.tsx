@@ -1,6 +1,7 @@
 import type { Run } from '@agentry/contract/schemas';
 import { JsonBlock } from '../../components/json-block.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
+import { KnowledgeSearchView, knowledgeHits } from './knowledge-trace.tsx';
 
 /** Everything a run did, unfolded: totals, then per model step its tokens, latency and tool calls. */
 export function RunTrace({ run }: { run: Run }) {
@@ -77,6 +78,7 @@ interface ToolCallViewProps {
 
 export function ToolCallView({ name, args, output, isError, durationMs, errorCode, cached }: ToolCallViewProps) {
   const { t } = useI18n();
+  const hits = name === 'search_knowledge' && !isError ? knowledgeHits(output) : undefined;
   return (
     <div className={`tool-call${isError ? ' tool-call-error' : ''}`}>
       <p className="tool-call-head">
@@ -89,6 +91,7 @@ export function ToolCallView({ name, args, output, isError, durationMs, errorCod
           </span>
         ) : null}
       </p>
+      {hits ? <KnowledgeSearchView args={args} hits={hits} /> : null}
       <div className="grid-2">
         <div>
           <h5>{t('trace.arguments')}</h5>
