@@ -26,6 +26,12 @@ import { demoContactRoutes, demoEndpointRoutes } from './routes/demo.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { invitationRoutes } from './routes/invitations.ts';
+import {
+  documentTooLarge,
+  KNOWLEDGE_DOCUMENTS_PATH,
+  knowledgeBaseRoutes,
+  MULTIPART_OVERHEAD_BYTES,
+} from './routes/knowledge-bases.ts';
 import { memberRoutes } from './routes/members.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { modelProviderRoutes } from './routes/model-providers.ts';
@@ -116,7 +122,21 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
       throw importBodyTooLarge(TOOL_IMPORT_MAX_BODY_BYTES);
     },
   });
-  v1.use('*', (c, next) => (c.req.path === TOOL_IMPORT_PATH ? importBodyLimit(c, next) : generalBodyLimit(c, next)));
+  // Document uploads take files up to the knowledge file limit: bounded before anything is buffered.
+  const maxFileBytes = deps.knowledge?.settings.maxFileBytes ?? MAX_BODY_BYTES;
+  const uploadBodyLimit = bodyLimit({
+    maxSize: maxFileBytes + MULTIPART_OVERHEAD_BYTES,
+    onError: () => {
+      throw documentTooLarge(maxFileBytes);
+    },
+  });
+  v1.use('*', (c, next) =>
+    c.req.path === TOOL_IMPORT_PATH
+      ? importBodyLimit(c, next)
+      : c.req.method === 'POST' && KNOWLEDGE_DOCUMENTS_PATH.test(c.req.path)
+        ? uploadBodyLimit(c, next)
+        : generalBodyLimit(c, next),
+  );
   // A request that would start a run past the backlog is refused before it waits for a turn.
   if (deps.admission?.maxQueuedRuns)
     for (const path of ['/conversations/:id/messages', '/chat/completions'])
@@ -141,6 +161,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/runs', runRoutes(deps));
   tenantScoped.route('/secrets', secretRoutes(deps));
   tenantScoped.route('/model-providers', modelProviderRoutes(deps));
+  tenantScoped.route('/knowledge-bases', knowledgeBaseRoutes(deps));
   tenantScoped.route('/usage', usageRoutes(deps));
   tenantScoped.route('/audit-events', auditRoutes(deps));
   tenantScoped.route('/api-keys', apiKeyRoutes(deps));

@@ -14,6 +14,7 @@ import {
   type StdioServerDefinitions,
   secretKeysFromEnv,
 } from '@agentry/env';
+import { type KnowledgeSettings, knowledgeSettingsFromEnv } from '@agentry/knowledge';
 import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
 import {
   type SweeperSettings,
@@ -75,6 +76,8 @@ export interface ApiConfig {
   webhooks: WebhookSettings;
   /** SWEEP_INTERVAL_MS, WAITING_RUN_TTL_SECONDS: the embedded stuck-run sweeper (waiting runs expire). */
   sweeper: SweeperSettings;
+  /** KNOWLEDGE_*: knowledge bases' limits and vector search (`KNOWLEDGE_VECTOR_SEARCH`). */
+  knowledge: KnowledgeSettings;
   /** TOOL_CACHE_*: bounds of the cache of tools with `cache` (in Redis with REDIS_URL, else in this process). */
   toolCache: ToolCacheSettings;
   /** ADMISSION_*: /v1 requests doing database work at once (0 = no bound), waiting for a turn, how long. */
@@ -146,6 +149,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     admission: admissionFromEnv(env, databaseUrl === undefined),
     mail: mailFromEnv(env, embedded),
     sweeper: sweeperSettingsFromEnv(env),
+    knowledge: knowledgeSettingsFromEnv(env),
     toolCache: toolCacheSettingsFromEnv(env),
   };
 }

@@ -49,6 +49,9 @@ interface Tenant {
   webhookDeliveryId: string;
   /** The tenant's own model provider (Alpha and Bravo each configure a different kind). */
   modelProvider: string;
+  knowledgeBaseId: string;
+  /** A document of that base, ingested (`ready`) before the test compares rows. */
+  knowledgeDocumentId: string;
 }
 
 interface Sent {
@@ -176,6 +179,20 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       { key },
       { api_key: `${name}-model-key`, base_url: h.llm.url },
     );
+    const knowledgeBase = await ok('POST', '/v1/knowledge-bases', { key }, { name: `${name} help` });
+    const knowledgeDocument = await ok(
+      'POST',
+      `/v1/knowledge-bases/${knowledgeBase.id}/documents`,
+      { key },
+      { title: `${name} handbook`, text: `${name} refunds are paid within 14 days.` },
+    );
+    // Ingested before the rows are compared: the background job must not change them mid-test.
+    let ingested = knowledgeDocument;
+    for (let i = 0; i < 200 && ingested.status !== 'ready'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      ingested = await ok('GET', `/v1/knowledge-bases/${knowledgeBase.id}/documents/${knowledgeDocument.id}`, { key });
+    }
+    expect(ingested.status).toBe('ready');
     return {
       name,
       id: created.id,
@@ -191,6 +208,8 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       invitationId: invitation.id,
       webhookDeliveryId: deliveries.data[0].id,
       modelProvider,
+      knowledgeBaseId: knowledgeBase.id,
+      knowledgeDocumentId: knowledgeDocument.id,
     };
   }
 
@@ -214,6 +233,8 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       invitation: t.invitationId,
       webhook_delivery: t.webhookDeliveryId,
       model_provider: t.modelProvider,
+      knowledge_base: t.knowledgeBaseId,
+      knowledge_document: t.knowledgeDocumentId,
     };
     const id = ids[resource];
     if (!id) throw new Error(`No fixture for resource \`${resource}\`: add one to idOf() in cross-tenant.test.ts`);
@@ -303,6 +324,8 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
     b.apiKeyId,
     b.invitationId,
     b.webhookDeliveryId,
+    b.knowledgeBaseId,
+    b.knowledgeDocumentId,
     b.session.userId,
     'Bravo',
     'bravo',
@@ -356,9 +379,13 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
         'POST /v1/chat/completions',
         'DELETE /v1/model-providers/{provider}',
         'POST /v1/model-providers/{provider}/test',
+        'GET /v1/knowledge-bases/{id}',
+        'POST /v1/knowledge-bases/{id}/search',
+        'GET /v1/knowledge-bases/{id}/documents/{documentId}/chunks',
       ]),
     );
-  });
+    // Two callers and two requests for each of ~40 operations: more than the default 30 s on a busy machine.
+  }, 120_000);
 
   it('never shows B’s data in A’s lists, filtered by B’s ids or not', async () => {
     const before = await snapshot(b);

@@ -14,6 +14,7 @@ import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
 import type { VisitorStreams } from './http/visitor-streams.ts';
 import type { AccountMail } from './mail/mailer.ts';
+import type { KnowledgeApiDeps } from './routes/knowledge-bases.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
 export interface ApiDeps {
@@ -63,6 +64,8 @@ export interface ApiDeps {
   admission?: AdmissionOptions;
   /** Account mail (invitations, confirmations, password resets) over SMTP; absent = no SMTP_URL. */
   mail?: AccountMail;
+  /** Knowledge bases: search, the ingestion queue and the limits; absent = their routes answer 503. */
+  knowledge?: KnowledgeApiDeps;
   /** Without mail: inviters are shown invitation links (`SHOW_INVITATION_LINKS`); else inviting is 503. */
   showInvitationLinks?: boolean;
 }

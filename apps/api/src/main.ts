@@ -30,7 +30,9 @@ async function main(): Promise<void> {
     const model = config.models.openai || config.models.anthropic ? 'configured' : config.models.demo ? 'demo' : 'none';
     process.stdout.write(banner(platform.url, config.platformAdminToken!, demo, model));
   }
-  platform.logger.info({ url: platform.url }, 'api listening');
+  const vectorSearch = await platform.knowledgeSearch.vectorSearch().catch(() => 'unknown');
+  if (config.mode === 'embedded') process.stdout.write(`Knowledge bases: vector search ${vectorSearch}\n`);
+  platform.logger.info({ url: platform.url, vector_search: vectorSearch }, 'api listening');
 
   const shutdown = (signal: string) => {
     platform.logger.info({ signal }, 'shutting down');

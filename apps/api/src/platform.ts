@@ -8,6 +8,16 @@ import {
   type ToolResultCache,
 } from '@agentry/http-tools';
 import {
+  builtinEmbeddingModelFor,
+  createKnowledgeSearch,
+  type IngestionWorker,
+  KNOWLEDGE_QUEUE_NAME,
+  type KnowledgeJobData,
+  knowledgeIngestDependencies,
+  type StoreKnowledgeSearch,
+  startIngestionWorker,
+} from '@agentry/knowledge';
+import {
   createBullQueue,
   createInProcessQueue,
   createMemoryScheduler,
@@ -51,6 +61,8 @@ export interface RunningPlatform {
   logger: Logger;
   /** The HTTP app (its `routes` are what `/openapi.json` must cover). */
   app: Hono;
+  /** Knowledge search (its `vectorSearch()` says `pgvector` or `builtin`, for the start banner). */
+  knowledgeSearch: StoreKnowledgeSearch;
   /** Absent when `API_KEY_CACHE_TTL_MS` is 0 or notifications cannot reach the process. */
   apiKeyCache?: ApiKeyCache;
   close(): Promise<void>;
@@ -136,9 +148,24 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     ? createRedisScheduler({ ...bullOptions, ...schedulerOptions, failFast: config.mode !== 'embedded' })
     : createMemoryScheduler(schedulerOptions);
 
+  // Knowledge ingestion has its own queue (same Redis prefix), so documents never wait behind runs.
+  const knowledgeBull = bullOptions
+    ? { ...bullOptions, queueName: KNOWLEDGE_QUEUE_NAME, jobName: 'ingest' }
+    : undefined;
+  const knowledgeInProcess = knowledgeBull ? undefined : createInProcessQueue<KnowledgeJobData>();
+  const knowledgeQueue: JobQueue<KnowledgeJobData> = knowledgeBull
+    ? createBullQueue<KnowledgeJobData>(knowledgeBull)
+    : knowledgeInProcess!;
+  const knowledgeSearch = createKnowledgeSearch({
+    db: database.db,
+    embeddingModelFor: builtinEmbeddingModelFor,
+    vectorSearch: config.knowledge.vectorSearch,
+  });
+
   // The embedded mode runs the worker app's run worker in this process (the same `startRunWorker`):
   // on the in-process queue, or on BullMQ when REDIS_URL is set; the job lock is the queue's default.
   let runWorker: RunWorker | undefined;
+  let ingestion: IngestionWorker | undefined;
   let toolCache: ToolResultCache | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
@@ -160,6 +187,21 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       webhooks: config.webhooks,
       metrics,
       log: (level, message, fields) => runLogger[level](fields, message),
+    });
+    ingestion = startIngestionWorker({
+      deps: knowledgeIngestDependencies({
+        db: database.db,
+        egress,
+        settings: config.knowledge,
+        embeddingModelFor: builtinEmbeddingModelFor,
+      }),
+      queue: knowledgeQueue,
+      startWorker: (handler, options) =>
+        knowledgeInProcess
+          ? knowledgeInProcess.startWorker(handler, options)
+          : startBullWorker(knowledgeBull!, handler, options),
+      concurrency: config.knowledge.ingestionConcurrency,
+      onError: (error) => runLogger.warn({ err: error }, 'knowledge sweeper failed'),
     });
   }
 
@@ -196,6 +238,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       admission: config.admission,
       ...(mailer && smtp ? { mail: { mailer, publicUrl: smtp.publicUrl } } : {}),
       showInvitationLinks: config.mail.showInvitationLinks,
+      knowledge: { search: knowledgeSearch, queue: knowledgeQueue, settings: config.knowledge },
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
   );
@@ -215,10 +258,13 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     events,
     logger,
     app,
+    knowledgeSearch,
     ...(keyCache ? { apiKeyCache: keyCache.cache } : {}),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runWorker?.stop(5000);
+      await ingestion?.stop();
+      await knowledgeQueue.close();
       await toolCache?.close();
       await scheduler.close();
       await control.close();

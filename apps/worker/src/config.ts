@@ -13,6 +13,7 @@ import {
   type StdioServerDefinitions,
   secretKeysFromEnv,
 } from '@agentry/env';
+import { type KnowledgeSettings, knowledgeSettingsFromEnv } from '@agentry/knowledge';
 import { type ModelProviderSettings, modelSettingsFromEnv } from '@agentry/models';
 import {
   type SweeperSettings,
@@ -52,6 +53,8 @@ export interface WorkerConfig {
   webhooks: WebhookSettings;
   /** SWEEP_INTERVAL_MS, WAITING_RUN_TTL_SECONDS: the stuck-run sweeper (waiting runs expire). */
   sweeper: SweeperSettings;
+  /** KNOWLEDGE_*: knowledge bases' limits, ingestion concurrency and vector search. */
+  knowledge: KnowledgeSettings;
   /** TOOL_CACHE_MAX_ENTRY_BYTES, TOOL_CACHE_MAX_ENTRIES_PER_TENANT: the Redis cache of tools with `cache`. */
   toolCache: ToolCacheSettings;
 }
@@ -83,6 +86,7 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     ...(mcpStdioServers ? { mcpStdioServers } : {}),
     webhooks: webhookSettingsFromEnv(env),
     sweeper: sweeperSettingsFromEnv(env),
+    knowledge: knowledgeSettingsFromEnv(env),
     toolCache: toolCacheSettingsFromEnv(env),
   };
 }

@@ -1,6 +1,13 @@
 import { openDatabase } from '@agentry/db';
 import { EnvError } from '@agentry/env';
 import { createEgressPolicy, createRedisToolResultCache } from '@agentry/http-tools';
+import {
+  builtinEmbeddingModelFor,
+  KNOWLEDGE_QUEUE_NAME,
+  type KnowledgeJobData,
+  knowledgeIngestDependencies,
+  startIngestionWorker,
+} from '@agentry/knowledge';
 import { createBullQueue, createRedisScheduler, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
 import { startRunWorker } from '@agentry/runner';
@@ -77,6 +84,7 @@ async function main(): Promise<void> {
     maxEntryBytes: config.toolCache.maxEntryBytes,
     maxEntriesPerTenant: config.toolCache.maxEntriesPerTenant,
   });
+  const egress = createEgressPolicy({ allowlist: config.egressAllowlist });
   // The processor, the sweeper, the scheduler's reconciliation and the webhook dispatcher (this
   // worker also sends the outbox rows that run status changes wrote; any worker may), as in the
   // API's embedded mode.
@@ -91,14 +99,33 @@ async function main(): Promise<void> {
     models: config.models,
     ...(secretBox ? { secretBox } : {}),
     ...(config.mcpStdioServers ? { mcpStdioServers: config.mcpStdioServers } : {}),
-    egress: createEgressPolicy({ allowlist: config.egressAllowlist }),
+    egress,
     toolCache,
     sweeper: config.sweeper,
     webhooks: config.webhooks,
     metrics,
     log: (level, message, fields) => logger[level](fields, message),
   });
-  logger.info({ concurrency: config.concurrency }, 'worker started');
+  // Knowledge ingestion: its own queue and a small concurrency, so documents never starve runs.
+  const knowledgeBull = { ...redis, queueName: KNOWLEDGE_QUEUE_NAME, jobName: 'ingest' };
+  const knowledgeQueue = createBullQueue<KnowledgeJobData>(knowledgeBull);
+  const ingestion = startIngestionWorker({
+    deps: knowledgeIngestDependencies({
+      db: database.db,
+      egress,
+      settings: config.knowledge,
+      embeddingModelFor: builtinEmbeddingModelFor,
+    }),
+    queue: knowledgeQueue,
+    startWorker: (handler, options) =>
+      startBullWorker(knowledgeBull, handler, { ...options, lockMs: config.jobLockMs }),
+    concurrency: config.knowledge.ingestionConcurrency,
+    onError: (error) => logger.warn({ err: error }, 'knowledge sweeper failed'),
+  });
+  logger.info(
+    { concurrency: config.concurrency, ingestionConcurrency: config.knowledge.ingestionConcurrency },
+    'worker started',
+  );
   // After the start line and not awaited: the metrics server is auxiliary and never delays taking jobs.
   const metricsServer = serveMetrics(config, logger).then((server) => {
     if (server) logger.info({ port: server.port }, 'metrics server listening');
@@ -111,7 +138,15 @@ async function main(): Promise<void> {
     try {
       // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
       await runWorker.stop(config.shutdownDeadlineMs - 1000);
-      await Promise.all([queue.close(), scheduler.close(), control.close(), events.close(), toolCache.close()]);
+      await ingestion.stop();
+      await Promise.all([
+        queue.close(),
+        knowledgeQueue.close(),
+        scheduler.close(),
+        control.close(),
+        events.close(),
+        toolCache.close(),
+      ]);
       await database.close();
       await Promise.all([metricsServer.then((server) => server?.close()), tracing.shutdown()]);
       logger.info('stopped');

@@ -15,6 +15,8 @@ export * from './repositories/audit.ts';
 export * from './repositories/conversations.ts';
 export * from './repositories/idempotency.ts';
 export * from './repositories/invitations.ts';
+export * from './repositories/knowledge-bases.ts';
+export * from './repositories/knowledge-documents.ts';
 export * from './repositories/mcp-checks.ts';
 export * from './repositories/members.ts';
 export * from './repositories/model-providers.ts';

@@ -4,12 +4,15 @@ import type { RunStatus } from '@agentry/contract';
 import type { ContentPart, Usage } from '@agentry/llm';
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
+  customType,
   index,
   integer,
   json,
   pgTable,
   primaryKey,
+  real,
   text,
   timestamp,
   uniqueIndex,
@@ -552,5 +555,115 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'sending')`),
     index('webhook_deliveries_tenant_idx').on(t.tenantId, t.id),
     index('webhook_deliveries_run_idx').on(t.runId),
+  ],
+);
+
+/** Postgres `bytea` as bytes (drizzle has no built-in column for it). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => new Uint8Array(value),
+});
+
+/** Postgres `tsvector`, written with `to_tsvector` only (never read back by the application). */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/**
+ * A tenant's knowledge base: documents chunked, embedded with one model (fixed when it is made:
+ * vectors of different models do not compare) and indexed for full text.
+ */
+export const knowledgeBases = pgTable(
+  'knowledge_bases',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    /** `provider/model`. */
+    embeddingModel: text('embedding_model').notNull(),
+    dimensions: integer('dimensions').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('knowledge_bases_tenant_name_idx').on(t.tenantId, t.name)],
+);
+
+export type KnowledgeDocumentStatusValue = 'queued' | 'processing' | 'ready' | 'failed';
+export type KnowledgeSourceKind = 'file' | 'text' | 'url';
+
+/**
+ * A document of a base: its stored source (`content`; a URL's fetched bytes, replaced by a
+ * resync), where ingestion stands, and its counts. A crawl's pages are documents whose `parentId`
+ * is the start page's.
+ */
+export const knowledgeDocuments = pgTable(
+  'knowledge_documents',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    knowledgeBaseId: uuid('knowledge_base_id')
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    /** The crawl's start page, for the pages it found. No foreign key: a page outlives a deleted start page. */
+    parentId: uuid('parent_id'),
+    title: text('title').notNull(),
+    source: text('source').$type<KnowledgeSourceKind>().notNull(),
+    format: text('format'),
+    filename: text('filename'),
+    url: text('url'),
+    crawl: jsonb('crawl').$type<{ max_pages: number; same_site: boolean }>(),
+    status: text('status').$type<KnowledgeDocumentStatusValue>().notNull().default('queued'),
+    progress: real('progress').notNull().default(0),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull().default(0),
+    pages: integer('pages'),
+    chunkCount: integer('chunk_count').notNull().default(0),
+    content: bytea('content'),
+    contentHash: text('content_hash'),
+    /** Bumped by each resync: the job id is `<id>:<generation>`, so a resync is queued once. */
+    generation: integer('generation').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('knowledge_documents_base_idx').on(t.knowledgeBaseId, t.createdAt),
+    index('knowledge_documents_tenant_idx').on(t.tenantId),
+    // The sweeper reads only unfinished documents.
+    index('knowledge_documents_open_idx').on(t.updatedAt).where(sql`${t.status} in ('queued', 'processing')`),
+  ],
+);
+
+/**
+ * A chunk of a document: its text, where it sits, its embedding (`real[]`, unit length: portable,
+ * compared with pgvector when the database has it, else by `knowledge_dot`) and its full-text
+ * vector (of the language-neutral features computed in JavaScript, `simple` configuration).
+ */
+export const knowledgeChunks = pgTable(
+  'knowledge_chunks',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    knowledgeBaseId: uuid('knowledge_base_id').notNull(),
+    documentId: uuid('document_id')
+      .notNull()
+      .references(() => knowledgeDocuments.id, { onDelete: 'cascade' }),
+    index: integer('index').notNull(),
+    text: text('text').notNull(),
+    headingPath: jsonb('heading_path').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    page: integer('page'),
+    tokens: integer('tokens').notNull(),
+    embedding: real('embedding').array().notNull(),
+    search: tsvector('search').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('knowledge_chunks_base_idx').on(t.knowledgeBaseId),
+    index('knowledge_chunks_document_idx').on(t.documentId, t.index),
+    index('knowledge_chunks_search_idx').using('gin', t.search),
   ],
 );

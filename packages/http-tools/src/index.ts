@@ -1,3 +1,4 @@
+export { type CheckedTarget, checkTarget as checkEgressTarget } from './egress/check-target.ts';
 export {
   type AddressClass,
   type AddressRule,

@@ -19,6 +19,8 @@ export interface BullQueueOptions {
   /** Redis key prefix; tests use a random one so runs never collide. */
   prefix?: string;
   queueName?: string;
+  /** The name BullMQ gives each job (default `run`). */
+  jobName?: string;
 }
 
 const DEFAULT_QUEUE = 'runs';
@@ -30,12 +32,13 @@ const DEFAULT_QUEUE = 'runs';
  * @example
  * const queue = createBullQueue({ redisUrl: 'redis://127.0.0.1:6379' });
  */
-export function createBullQueue(options: BullQueueOptions): JobQueue {
+export function createBullQueue<T = RunJobData>(options: BullQueueOptions): JobQueue<T> {
   const connection = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   connection.on('error', () => {}); // surfaced through failing commands instead
   const prefix = options.prefix ?? 'agentry';
   const name = options.queueName ?? DEFAULT_QUEUE;
-  const queue = new Queue<RunJobData>(name, { connection, prefix });
+  // biome-ignore lint/suspicious/noExplicitAny: BullMQ's generic data type; `T` is checked at `enqueue`
+  const queue = new Queue<any>(name, { connection, prefix });
   queue.on('error', () => {});
   let events: QueueEvents | undefined;
 
@@ -52,7 +55,7 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
     kind: 'bullmq',
     async enqueue(jobId, data) {
       try {
-        await queue.add('run', data, {
+        await queue.add(options.jobName ?? 'run', data, {
           jobId,
           attempts: jobRetryPolicy.attempts,
           backoff: { type: 'exponential', delay: jobRetryPolicy.backoffMs },
@@ -98,16 +101,16 @@ export function createBullQueue(options: BullQueueOptions): JobQueue {
  * Starts a BullMQ worker. Non-retryable `AppError`s become `UnrecoverableError` so BullMQ does not
  * spend further attempts on them.
  */
-export function startBullWorker(
+export function startBullWorker<T = RunJobData>(
   options: BullQueueOptions,
-  handler: JobHandler,
+  handler: JobHandler<T>,
   workerOptions: WorkerOptions = {},
 ): JobWorker {
-  const worker = new Worker<RunJobData>(
+  const worker = new Worker<T>(
     options.queueName ?? DEFAULT_QUEUE,
     async (job, token) => {
       try {
-        await handler({ id: job.id ?? job.data.runId, data: job.data, attempt: job.attemptsMade + 1 });
+        await handler({ id: job.id ?? '', data: job.data, attempt: job.attemptsMade + 1 });
       } catch (error) {
         if (isRequeue(error)) {
           // Back to the delayed set without spending an attempt.

@@ -12,8 +12,8 @@ import {
   type WorkerOptions,
 } from './types.ts';
 
-interface Entry {
-  job: Job;
+interface Entry<T> {
+  job: Job<T>;
   state: 'waiting' | 'delayed' | 'active' | 'done';
 }
 
@@ -26,14 +26,14 @@ interface Entry {
  * const runner = createInProcessQueue();
  * runner.startWorker(async (job) => execute(job.data), { concurrency: 4 });
  */
-export function createInProcessQueue(): JobQueue & {
-  startWorker(handler: JobHandler, options?: WorkerOptions): JobWorker;
+export function createInProcessQueue<T = RunJobData>(): JobQueue<T> & {
+  startWorker(handler: JobHandler<T>, options?: WorkerOptions): JobWorker;
 } {
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Entry<T>>();
   const waiting: string[] = [];
   const finished = new EventEmitter();
   finished.setMaxListeners(0);
-  let handler: JobHandler | undefined;
+  let handler: JobHandler<T> | undefined;
   let concurrency = 1;
   let active = 0;
   let closed = false;
@@ -45,7 +45,7 @@ export function createInProcessQueue(): JobQueue & {
     }
   };
 
-  const runEntry = async (entry: Entry, run: JobHandler) => {
+  const runEntry = async (entry: Entry<T>, run: JobHandler<T>) => {
     active++;
     entry.state = 'active';
     try {
@@ -80,7 +80,7 @@ export function createInProcessQueue(): JobQueue & {
     }
   };
 
-  const finish = (entry: Entry) => {
+  const finish = (entry: Entry<T>) => {
     entry.state = 'done';
     finished.emit(entry.job.id);
     // Keep finished ids briefly so a late duplicate enqueue is still ignored, as BullMQ does.
@@ -89,7 +89,7 @@ export function createInProcessQueue(): JobQueue & {
 
   return {
     kind: 'in-process',
-    async enqueue(jobId: string, data: RunJobData) {
+    async enqueue(jobId: string, data: T) {
       if (entries.has(jobId)) return;
       entries.set(jobId, { job: { id: jobId, data, attempt: 1 }, state: 'waiting' });
       waiting.push(jobId);
@@ -119,7 +119,7 @@ export function createInProcessQueue(): JobQueue & {
     async close() {
       closed = true;
     },
-    startWorker(nextHandler: JobHandler, options: WorkerOptions = {}): JobWorker {
+    startWorker(nextHandler: JobHandler<T>, options: WorkerOptions = {}): JobWorker {
       handler = nextHandler;
       concurrency = options.concurrency ?? 4;
       queueMicrotask(pump);

@@ -12,15 +12,16 @@ export interface RunJobData {
   agentVersion?: number;
 }
 
-export interface Job {
+/** A job of a queue; `T` is its payload (run jobs by default; the knowledge queue has its own). */
+export interface Job<T = RunJobData> {
   id: string;
-  data: RunJobData;
+  data: T;
   /** 1 for the first attempt. */
   attempt: number;
 }
 
 /** Processes one job. Throw a non-retryable `AppError` to fail the job without further attempts. */
-export type JobHandler = (job: Job) => Promise<void>;
+export type JobHandler<T = RunJobData> = (job: Job<T>) => Promise<void>;
 
 export type WaitOutcome = 'finished' | 'timeout';
 
@@ -41,9 +42,9 @@ export interface JobCounts {
  * await queue.enqueue(run.id, { runId: run.id, tenantId });
  * await queue.waitUntilFinished(run.id, 30_000);
  */
-export interface JobQueue {
+export interface JobQueue<T = RunJobData> {
   readonly kind: 'bullmq' | 'in-process';
-  enqueue(jobId: string, data: RunJobData): Promise<void>;
+  enqueue(jobId: string, data: T): Promise<void>;
   /** Resolves when the job completed or failed for good, or when `timeoutMs` passed. */
   waitUntilFinished(jobId: string, timeoutMs: number): Promise<WaitOutcome>;
   /** Jobs waiting, active and delayed right now (the queue depth metrics sample it on each scrape). */

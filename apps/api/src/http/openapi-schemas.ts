@@ -66,5 +66,8 @@ export function requestSchema(schema: z.ZodType, replace: Record<string, unknown
   >;
   const properties = json.properties as Record<string, unknown> | undefined;
   if (properties) for (const [name, value] of Object.entries(replace)) properties[name] = value;
+  // A union of object bodies (a document as text or as a URL) is an object either way: say so.
+  const variants = json.anyOf as Array<Record<string, unknown>> | undefined;
+  if (json.type === undefined && variants?.every((variant) => variant.type === 'object')) json.type = 'object';
   return json;
 }

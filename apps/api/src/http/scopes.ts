@@ -3,7 +3,10 @@ import { SCOPE_RESOURCES } from '@agentry/contract';
 export { ALL_SCOPES, isScope, SCOPE_RESOURCES } from '@agentry/contract';
 
 /** Path segments that belong to another resource's scope: importing tools is editing agents; the demo agent's contacts are the agents'. */
-const SCOPE_ALIASES: Record<string, string> = { tools: 'agents', demo: 'agents' };
+const SCOPE_ALIASES: Record<string, string> = { tools: 'agents', demo: 'agents', 'knowledge-bases': 'knowledge' };
+
+/** Writes by method that only read: searching a knowledge base (a POST for its body). */
+const READING_POSTS = /^\/v1\/knowledge-bases\/[^/]+\/search$/;
 
 /**
  * The scope a request needs: its first path segment after `/v1/` and read for GET/HEAD, write
@@ -16,7 +19,8 @@ const SCOPE_ALIASES: Record<string, string> = { tools: 'agents', demo: 'agents' 
 export function scopeFor(method: string, path: string): string {
   const segment = path.split('/')[2] ?? '';
   const resource = Object.hasOwn(SCOPE_ALIASES, segment) ? SCOPE_ALIASES[segment]! : segment;
-  return `${resource}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;
+  const reads = method === 'GET' || method === 'HEAD' || (method === 'POST' && READING_POSTS.test(path));
+  return `${resource}:${reads ? 'read' : 'write'}`;
 }
 
 export function hasScope(granted: readonly string[], needed: string): boolean {
@@ -48,6 +52,7 @@ const EDITOR_WRITES = [
   'model-providers',
   'secrets',
   'webhook-deliveries',
+  'knowledge',
 ];
 
 /**

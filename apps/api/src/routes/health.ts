@@ -44,8 +44,12 @@ export function healthRoutes(deps: ApiDeps) {
   app.get('/readyz', async (c) => {
     const [database, queue] = await Promise.all([checkDatabase(), checkQueue()]);
     if (database !== 'ok') return c.json({ status: 'not_ready', checks: { database, queue } }, 503);
-    if (queue !== 'ok') return c.json({ status: 'degraded', checks: { database, queue }, degraded: ['queue'] }, 200);
-    return c.json({ status: 'ready', checks: { database, queue } }, 200);
+    // Asked once per process (then remembered): which vector search knowledge bases use.
+    const vectorSearch = await deps.knowledge?.search.vectorSearch().catch(() => undefined);
+    const knowledge = vectorSearch ? { vector_search: vectorSearch } : {};
+    if (queue !== 'ok')
+      return c.json({ status: 'degraded', checks: { database, queue }, degraded: ['queue'], ...knowledge }, 200);
+    return c.json({ status: 'ready', checks: { database, queue }, ...knowledge }, 200);
   });
   return app;
 }

@@ -12,6 +12,8 @@ export const ReadinessSchema = component(
     checks: z.object({ database: z.string(), queue: z.string() }),
     /** With `degraded`: the components that do not answer (the queue: messages are refused with 503). */
     degraded: z.array(z.enum(['queue'])).optional(),
+    /** How knowledge bases compare vectors on this database: pgvector, or the exact search built in. */
+    vector_search: z.enum(['pgvector', 'builtin']).optional(),
   }),
 );
 
