@@ -6,6 +6,8 @@ describe('loader issue → form field', () => {
   it.each([
     ['/basic_settings/name', '/basic_settings/name'],
     ['/basic_settings', '/basic_settings'],
+    ['/knowledge/bases/1', '/knowledge/bases'],
+    ['/knowledge/top_k', '/knowledge/top_k'],
     ['/action_books/1/tools/0', '/action_books/1/tools'],
     ['/action_books/1', '/action_books/1'],
     ['/tools/0/endpoint/body/email', '/tools/0/endpoint/body/email'],

@@ -12,7 +12,8 @@ const KEYED_SECTIONS = new Set(['headers', 'query_params', 'body']);
 export function fieldPointer(pointer: string): string {
   const s = parsePointer(pointer);
   const [top, index] = s;
-  if (top === 'basic_settings' || top === 'model' || top === 'limits') return toPointer(s.slice(0, 2));
+  if (top === 'basic_settings' || top === 'model' || top === 'limits' || top === 'knowledge')
+    return toPointer(s.slice(0, 2));
   if (top === 'action_books' || top === 'context' || top === 'permissions')
     return toPointer(s.slice(0, index === undefined ? 1 : 3));
   if (top === 'flows' && index !== undefined) return flowFieldPointer(s);

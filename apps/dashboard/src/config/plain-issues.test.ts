@@ -21,6 +21,8 @@ describe('fieldLabel', () => {
     expect(fieldLabel('/tools/0/parameters/properties/q/type', config, en)).toBe('Tool lookup › Parameters › q');
     expect(fieldLabel('/action_books/1/condition', config, en)).toBe('Action book 2 › When…');
     expect(fieldLabel('/flows/0/name', config, en)).toBe('Flow 1 › Flow name');
+    expect(fieldLabel('/knowledge/top_k', config, en)).toBe('Knowledge › Number of sources');
+    expect(fieldLabel('/knowledge/bases/0', config, en)).toBe('Knowledge › Knowledge bases');
     expect(fieldLabel('/webhooks/0/url', config, en)).toBeUndefined();
   });
 });

@@ -37,6 +37,12 @@ export function fieldLabel(pointer: string, config: unknown, t: Translate): stri
   if (top === 'basic_settings' && a && BASIC.has(a)) return t(`basic.${a}` as MessageKey);
   if (top === 'model' && (a === 'provider' || a === 'name' || a === 'temperature')) return t(`model.${a}`);
   if (top === 'limits' && a === 'max_steps') return t('limits.max_steps');
+  if (top === 'knowledge') {
+    const key = (
+      { bases: 'editor.knowledge.bases', mode: 'editor.knowledge.mode', top_k: 'editor.knowledge.topK' } as const
+    )[a ?? ''];
+    return key ? `${t('editor.knowledge.title')} › ${t(key)}` : t('editor.knowledge.title');
+  }
   if (top === 'action_books' && a !== undefined) {
     const card = t('actions.card', { n: Number(a) + 1 });
     const key = ({ condition: 'actions.condition', action: 'actions.action', tools: 'actions.tools' } as const)[

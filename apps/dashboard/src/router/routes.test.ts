@@ -15,6 +15,8 @@ describe('hash routes', () => {
     { name: 'conversations', hasError: false },
     { name: 'usage' },
     { name: 'usage', agentId: 'a1', days: 7 },
+    { name: 'knowledge' },
+    { name: 'knowledge-base', id: 'kb 1/2' },
     { name: 'settings', tab: 'keys' },
     { name: 'settings', tab: 'widget' },
     { name: 'settings', tab: 'handoff' },

@@ -7,6 +7,8 @@ export type Route =
   | { name: 'conversation'; id: string }
   | { name: 'inbox'; id?: string }
   | { name: 'usage'; agentId?: string; days?: number }
+  | { name: 'knowledge' }
+  | { name: 'knowledge-base'; id: string }
   | { name: 'settings'; tab: SettingsTab }
   | { name: 'accept-invitation'; token: string }
   | { name: 'forgot-password' }
@@ -83,6 +85,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'inbox') return parts[1] ? { name: 'inbox', id: parts[1] } : { name: 'inbox' };
   if (parts[0] === 'conversations' && parts[1]) return { name: 'conversation', id: parts[1] };
   if (parts[0] === 'conversations') return { name: 'conversations', ...readFilter(params) };
+  if (parts[0] === 'knowledge') return parts[1] ? { name: 'knowledge-base', id: parts[1] } : { name: 'knowledge' };
   if (parts[0] === 'usage') {
     const agentId = params.get('agent_id') ?? undefined;
     const days = Number(params.get('days'));
@@ -123,6 +126,10 @@ export function routeHref(route: Route): string {
       const query = params.toString();
       return query ? `#/usage?${query}` : '#/usage';
     }
+    case 'knowledge':
+      return '#/knowledge';
+    case 'knowledge-base':
+      return `#/knowledge/${encodeURIComponent(route.id)}`;
     case 'settings':
       return `#/settings/${route.tab}`;
     case 'accept-invitation':

@@ -23,12 +23,15 @@ import { VerifyEmailNotice } from './verify-email-notice.tsx';
 // Charts and settings are not needed for the first screen: their code loads when opened.
 const UsagePage = lazy(() => import('../pages/usage/usage-page.tsx'));
 const SettingsPage = lazy(() => import('../pages/settings/settings-page.tsx'));
+const KnowledgePage = lazy(() => import('../pages/knowledge/knowledge-page.tsx'));
+const KnowledgeBasePage = lazy(() => import('../pages/knowledge/knowledge-base-page.tsx'));
 
-type Section = 'agents' | 'inbox' | 'conversations' | 'usage' | 'settings';
+type Section = 'agents' | 'inbox' | 'conversations' | 'knowledge' | 'usage' | 'settings';
 
 function sectionOf(route: Route): Section {
   if (route.name === 'conversations' || route.name === 'conversation') return 'conversations';
   if (route.name === 'inbox') return 'inbox';
+  if (route.name === 'knowledge' || route.name === 'knowledge-base') return 'knowledge';
   if (route.name === 'usage' || route.name === 'settings') return route.name;
   return 'agents';
 }
@@ -64,6 +67,7 @@ export function App() {
     ['agents', { name: 'agents' }],
     ['inbox', { name: 'inbox' }],
     ['conversations', { name: 'conversations' }],
+    ['knowledge', { name: 'knowledge' }],
     ['usage', { name: 'usage' }],
     ['settings', { name: 'settings', tab: 'keys' }],
   ];
@@ -144,6 +148,10 @@ function Screen({ route }: { route: Route }) {
       return <InboxPage key={route.id ?? 'none'} {...(route.id ? { id: route.id } : {})} />;
     case 'usage':
       return <UsagePage {...(route.agentId ? { agentId: route.agentId } : {})} days={route.days ?? 30} />;
+    case 'knowledge':
+      return <KnowledgePage />;
+    case 'knowledge-base':
+      return <KnowledgeBasePage key={route.id} id={route.id} />;
     case 'settings':
       return <SettingsPage tab={route.tab} />;
     case 'accept-invitation':

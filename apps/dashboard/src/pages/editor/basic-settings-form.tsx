@@ -4,9 +4,10 @@ import { useI18n } from '../../i18n/i18n-context.tsx';
 import { ContextVariablesForm } from './context-variables-form.tsx';
 import type { Edit } from './edit.ts';
 import { HandoffForm } from './handoff-form.tsx';
+import { KnowledgeForm } from './knowledge-form.tsx';
 import { ModelNameField } from './model-name-field.tsx';
 
-/** Who the agent is, which model it uses and its limits. */
+/** Who the agent is, which model it uses, its limits and the knowledge it answers from. */
 export function BasicSettingsForm({ config, edit }: { config: AgentConfigDocument; edit: Edit }) {
   const { t } = useI18n();
   const basic = config.basic_settings ?? { name: '' };
@@ -73,6 +74,7 @@ export function BasicSettingsForm({ config, edit }: { config: AgentConfigDocumen
           />
         </div>
       </section>
+      <KnowledgeForm config={config} edit={edit} />
       <ContextVariablesForm config={config} edit={edit} />
       <HandoffForm config={config} edit={edit} />
     </div>

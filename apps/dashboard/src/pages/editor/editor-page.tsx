@@ -162,7 +162,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
     {
       id: 'settings' as const,
       label: t('editor.tab.settings'),
-      badge: count('/basic_settings', '/model', '/limits', '/context'),
+      badge: count('/basic_settings', '/model', '/limits', '/context', '/knowledge'),
     },
     { id: 'actions' as const, label: t('editor.tab.actions'), badge: count('/action_books') },
     { id: 'tools' as const, label: t('editor.tab.tools'), badge: count('/tools', '/permissions') },

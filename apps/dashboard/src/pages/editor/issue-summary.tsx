@@ -8,7 +8,7 @@ export function tabForPointer(pointer: string): EditorTab {
   if (pointer.startsWith('/action_books')) return 'actions';
   if (pointer.startsWith('/tools') || pointer.startsWith('/permissions')) return 'tools';
   if (pointer.startsWith('/flows')) return 'flows';
-  if (/^\/(basic_settings|model|limits|context)/.test(pointer)) return 'settings';
+  if (/^\/(basic_settings|model|limits|context|knowledge)/.test(pointer)) return 'settings';
   return 'json';
 }
 

@@ -120,6 +120,7 @@ describe('timeline', () => {
     role: 'user',
     run_id: null,
     content: [{ type: 'text', text: id }],
+    citations: [],
     author: null,
     created_at: at,
   });
