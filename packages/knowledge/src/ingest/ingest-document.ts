@@ -121,11 +121,11 @@ async function buildChunks(
     },
     { maxChars: deps.limits.maxChars, maxPages: deps.limits.maxPages, signal },
   );
-  const title =
-    (document.source === 'url' && document.title === document.url ? extracted.title : null) ||
-    document.title ||
-    extracted.title ||
-    'Untitled';
+  // A URL or file added without a title is named by its address or file name until its own title is known.
+  const untitled =
+    (document.source === 'url' && document.title === document.url) ||
+    (document.source === 'file' && document.title === document.filename);
+  const title = (untitled ? extracted.title : null) || document.title || extracted.title || 'Untitled';
   const pieces = chunkDocument(extracted, deps.limits.chunk);
   if (pieces.length === 0) {
     throw errors.of({ code: 'document_unreadable', message: 'The document has no text to index', category: 'user' });
@@ -133,10 +133,7 @@ async function buildChunks(
   await updateKnowledgeDocumentSource(deps.db, tenantId, document.id, {
     progress: 0.1,
     pages: extracted.pages,
-    // A URL added without a title is named by its address until its own title is known.
-    ...(extracted.title && document.source === 'url' && document.title === document.url
-      ? { title: extracted.title }
-      : {}),
+    ...(extracted.title && untitled ? { title: extracted.title } : {}),
   });
   const base = await baseModelOf(deps, document);
   const vectors = await embedAll(
