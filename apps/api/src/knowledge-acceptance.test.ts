@@ -61,7 +61,7 @@ describe.each(modes)('knowledge bases end to end (%s)', (mode) => {
 
   const upload = async (bytes: Uint8Array, filename: string, type: string) => {
     const form = new FormData();
-    form.set('file', new Blob([bytes], { type }), filename);
+    form.set('file', new Blob([new Uint8Array(bytes)], { type }), filename);
     const res = await fetch(`${h.platform.url}/v1/knowledge-bases/${baseId}/documents`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}` },
