@@ -68,6 +68,9 @@ function responder(leakUrl: string) {
     const last = messages.at(-1);
     const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
     if (last?.role === 'tool') {
+      // A search_knowledge result: cite the source that holds the warranty passage.
+      const marker = text.match(/\[(\d+)\][^[]*seven-year warranty/)?.[1];
+      if (marker) return { type: 'reply', text: `The tent poles carry a seven-year warranty [${marker}].` };
       if (text.includes('76127')) return { type: 'reply', text: 'The sum of all primes below 1000 is **76127**.' };
       if (text.includes('declined')) return { type: 'reply', text: 'Okay, I did not run anything.' };
       if (text.includes('blocked')) return { type: 'reply', text: `Sandbox says: ${text}` };
@@ -96,6 +99,8 @@ function responder(leakUrl: string) {
           },
         ],
       };
+    if (/warranty/i.test(text))
+      return { type: 'reply', toolCalls: [{ name: 'search_knowledge', arguments: { query: 'tent pole warranty' } }] };
     if (/book a demo/i.test(text))
       return { type: 'reply', toolCalls: [{ name: 'book_demo', arguments: { email: 'ada@example.com' } }] };
     if (/show me things/i.test(text)) return { type: 'reply', text: XSS_REPLY(leakUrl) };
@@ -234,6 +239,19 @@ async function main(): Promise<void> {
   };
   const tenant = await admin('POST', '/v1/tenants', ADMIN_TOKEN, { name: 'Widget e2e' });
   const sk: string = tenant.api_key.key;
+  // A knowledge base the agent answers from (issue 20): its answer's sources show under it.
+  const base = await admin('POST', '/v1/knowledge-bases', sk, { name: 'Acme manuals' });
+  const manual = await admin('POST', `/v1/knowledge-bases/${base.id}/documents`, sk, {
+    title: 'Trailblazer tent manual',
+    format: 'markdown',
+    text: '# Trailblazer tent\n\n## Warranty\n\nThe aluminium poles carry a seven-year warranty against breakage.\n\n## Care\n\nDry the fly before packing.',
+  });
+  for (let i = 0; ; i++) {
+    const doc = await admin('GET', `/v1/knowledge-bases/${base.id}/documents/${manual.id}`, sk);
+    if (doc.status === 'ready') break;
+    assert.ok(doc.status !== 'failed' && i < 300, `manual not ready: ${JSON.stringify(doc)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const agent = await admin('POST', '/v1/agents', sk, {
     publish: true,
     config: {
@@ -255,6 +273,7 @@ async function main(): Promise<void> {
         },
       ],
       context: [{ name: 'plan', type: 'string' }],
+      knowledge: { bases: ['Acme manuals'], mode: 'tool', top_k: 3 },
       // A flow whose confirm question comes with quick-reply buttons (issue 19).
       flows: [
         {
@@ -568,6 +587,20 @@ async function main(): Promise<void> {
     await idle();
     assert.equal(await buttons.count(), 0, 'no buttons once the flow ended');
     await shot(page, 'quick-reply-sent');
+  });
+
+  await step('an answer from the knowledge base lists its source under it, kept over a reload', async () => {
+    await send('What is the warranty on the tent poles?');
+    await page.locator('.msg.assistant', { hasText: 'seven-year warranty [1]' }).waitFor();
+    const sources = page.locator('.sources').last();
+    await sources.waitFor();
+    assert.match((await sources.textContent()) ?? '', /Trailblazer tent manual/);
+    assert.equal(await sources.locator('a').count(), 0, 'a pasted document has no link');
+    await idle();
+    await shot(page, 'knowledge-sources');
+    await page.reload();
+    await page.locator('.launcher').click();
+    await page.locator('.sources', { hasText: 'Trailblazer tent manual' }).last().waitFor();
   });
 
   await step('new conversation starts empty', async () => {
