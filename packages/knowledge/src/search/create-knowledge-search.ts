@@ -32,6 +32,16 @@ export interface KnowledgeSearchOptions {
   vectorSearch?: VectorSearchSetting;
   /** Candidates each ranking contributes to the fusion (default 50). */
   candidates?: number;
+  /**
+   * Re-ranking hook (a cross-encoder, a provider's rerank API, business rules): it gets the query
+   * and the fused top `rerankDepth` hits and returns them in its order (it may drop some, and set
+   * their `score`); the search keeps the first `topK`. A failing re-ranker is skipped (logged by
+   * `onRerankError`): retrieval still answers in the fused order.
+   */
+  rerank?: (query: string, hits: KnowledgeHit[], signal?: AbortSignal) => Promise<KnowledgeHit[]>;
+  /** Hits the re-ranker sees (default 4 × `topK`, at most the fused candidates). */
+  rerankDepth?: (topK: number) => number;
+  onRerankError?: (error: unknown) => void;
 }
 
 /** The search agents and the API use, plus which vector comparison it runs. */
@@ -96,11 +106,37 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): StoreKno
       const rankings = [...vectorRankings, textRanking];
       const chunks = new Map<string, RankedChunk>();
       for (const ranking of rankings) for (const chunk of ranking) chunks.set(chunk.id, chunk);
-      return fuseRankings(rankings.map((ranking) => ranking.map((chunk) => chunk.id)))
-        .slice(0, topK)
-        .map(({ id, score }) => toHit(chunks.get(id)!, score));
+      const fused = fuseRankings(rankings.map((ranking) => ranking.map((chunk) => chunk.id)));
+      const depth = options.rerank ? (options.rerankDepth?.(topK) ?? topK * 4) : topK;
+      const hits = fused.slice(0, depth).map(({ id, score }) => toHit(chunks.get(id)!, score));
+      return (await rerank(options, query, hits, signal)).slice(0, topK);
     },
   };
+}
+
+/** The re-ranker's order, restricted to the hits it was given (it can neither add nor repeat one). */
+async function rerank(
+  options: KnowledgeSearchOptions,
+  query: string,
+  hits: KnowledgeHit[],
+  signal: AbortSignal | undefined,
+): Promise<KnowledgeHit[]> {
+  if (!options.rerank || hits.length === 0) return hits;
+  try {
+    const given = new Map(hits.map((hit) => [hit.chunkId, hit]));
+    const seen = new Set<string>();
+    const ordered: KnowledgeHit[] = [];
+    for (const hit of await options.rerank(query, [...hits], signal)) {
+      if (!given.has(hit.chunkId) || seen.has(hit.chunkId)) continue;
+      seen.add(hit.chunkId);
+      ordered.push({ ...given.get(hit.chunkId)!, score: Number.isFinite(hit.score) ? hit.score : 0 });
+    }
+    return ordered;
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    options.onRerankError?.(error);
+    return hits;
+  }
 }
 
 function groupByModel(bases: readonly KnowledgeBaseRow[]): KnowledgeBaseRow[][] {

@@ -144,6 +144,41 @@ describe.each(cases)('knowledge search on $kind ($setting)', ({ kind, setting })
     }
   });
 
+  it('a re-ranking hook reorders the fused hits; a failing one is skipped', async () => {
+    const seen: number[] = [];
+    const reversed = createKnowledgeSearch({
+      db: database.db,
+      embeddingModelFor,
+      vectorSearch: setting,
+      rerankDepth: () => 4,
+      // Puts the shipping chunk first, repeats one hit and invents another: only given hits count, once.
+      rerank: async (_query, hits) => {
+        seen.push(hits.length);
+        const shipping = hits.find((hit) => hit.text.includes('Shipping'))!;
+        return [{ ...shipping, score: 9 }, shipping, { ...hits[0]!, chunkId: 'made-up' }, ...hits];
+      },
+    });
+    const hits = await reversed.search({ tenantId: tenantA, knowledgeBases: ['Help'], query: 'refund', topK: 2 });
+    expect(seen).toEqual([4]);
+    expect(hits).toHaveLength(2);
+    expect(hits[0]).toMatchObject({ score: 9 });
+    expect(hits[0]!.text).toContain('Shipping');
+    expect(new Set(hits.map((hit) => hit.chunkId)).size).toBe(2);
+    const errors: unknown[] = [];
+    const failing = createKnowledgeSearch({
+      db: database.db,
+      embeddingModelFor,
+      vectorSearch: setting,
+      rerank: async () => {
+        throw new Error('reranker down');
+      },
+      onRerankError: (error) => errors.push(error),
+    });
+    const fused = await failing.search({ tenantId: tenantA, knowledgeBases: ['Help'], query: 'refund', topK: 1 });
+    expect(fused[0]!.text).toContain('Refunds');
+    expect(errors).toHaveLength(1);
+  });
+
   it('says which vector search it uses', async () => {
     const used = await search().vectorSearch();
     expect(used).toBe(setting === 'auto' ? 'builtin' : setting);
