@@ -50,6 +50,12 @@ export {
   ROUTE_ERROR_STATUS,
   type RouteErrorCode,
 } from './error-codes.ts';
+export {
+  KNOWLEDGE_DOCUMENT_FORMATS,
+  KNOWLEDGE_FORMAT_BY_EXTENSION,
+  KNOWLEDGE_FORMAT_BY_MEDIA_TYPE,
+  type KnowledgeDocumentFormat,
+} from './knowledge-formats.ts';
 export { MAX_MESSAGE_CHARS, MAX_SECRET_BYTES, PASSWORD_MAX_LENGTH, PG_INTEGER_MAX } from './limits.ts';
 export type { FieldIssue, Problem } from './problem.ts';
 export { type ClientProblem, ProblemError } from './problem-error.ts';

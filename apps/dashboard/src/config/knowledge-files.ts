@@ -1,4 +1,8 @@
-import type { KnowledgeDocumentFormat } from '@agentry/contract/schemas';
+import {
+  KNOWLEDGE_FORMAT_BY_EXTENSION,
+  KNOWLEDGE_FORMAT_BY_MEDIA_TYPE,
+  type KnowledgeDocumentFormat,
+} from '@agentry/contract';
 
 /**
  * What the upload accepts, checked in the browser before a byte is sent so a wrong file is refused at
@@ -6,30 +10,8 @@ import type { KnowledgeDocumentFormat } from '@agentry/contract/schemas';
  * or `document_too_large` with a message that is shown as is).
  */
 
-/** The file name endings of each supported format (as the API's format detection knows them). */
-const EXTENSIONS: Record<string, KnowledgeDocumentFormat> = {
-  pdf: 'pdf',
-  docx: 'docx',
-  html: 'html',
-  htm: 'html',
-  md: 'markdown',
-  markdown: 'markdown',
-  txt: 'text',
-  text: 'text',
-  csv: 'csv',
-};
-
-/** Media types browsers give those files (some give none, or a generic one: the name then decides). */
-const MEDIA_TYPES: Record<string, KnowledgeDocumentFormat> = {
-  'application/pdf': 'pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'text/html': 'html',
-  'application/xhtml+xml': 'html',
-  'text/markdown': 'markdown',
-  'text/x-markdown': 'markdown',
-  'text/plain': 'text',
-  'text/csv': 'csv',
-};
+const EXTENSIONS = KNOWLEDGE_FORMAT_BY_EXTENSION;
+const MEDIA_TYPES = KNOWLEDGE_FORMAT_BY_MEDIA_TYPE;
 
 /**
  * The largest file the API takes (its per-file bound); a larger one is refused here without uploading.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KNOWLEDGE_DOCUMENT_FORMATS } from '../knowledge-formats.ts';
 import { component, id, list, timestamp } from './common.ts';
 
 /**
@@ -15,9 +16,8 @@ export const KNOWLEDGE_SOURCE_KINDS = ['file', 'text', 'url'] as const;
 export const KnowledgeSourceKindSchema = z.enum(KNOWLEDGE_SOURCE_KINDS);
 
 /** The formats a document may be in. */
-export const KNOWLEDGE_DOCUMENT_FORMATS = ['pdf', 'docx', 'html', 'markdown', 'text', 'csv'] as const;
+export { KNOWLEDGE_DOCUMENT_FORMATS, type KnowledgeDocumentFormat } from '../knowledge-formats.ts';
 export const KnowledgeDocumentFormatSchema = z.enum(KNOWLEDGE_DOCUMENT_FORMATS);
-export type KnowledgeDocumentFormat = z.infer<typeof KnowledgeDocumentFormatSchema>;
 
 export const KnowledgeBaseSchema = component(
   'KnowledgeBase',

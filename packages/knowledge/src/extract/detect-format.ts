@@ -1,27 +1,11 @@
-import type { KnowledgeDocumentFormat } from '@agentry/contract/schemas';
+import {
+  KNOWLEDGE_FORMAT_BY_EXTENSION,
+  KNOWLEDGE_FORMAT_BY_MEDIA_TYPE,
+  type KnowledgeDocumentFormat,
+} from '@agentry/contract';
 
-const BY_EXTENSION: Record<string, KnowledgeDocumentFormat> = {
-  pdf: 'pdf',
-  docx: 'docx',
-  html: 'html',
-  htm: 'html',
-  md: 'markdown',
-  markdown: 'markdown',
-  txt: 'text',
-  text: 'text',
-  csv: 'csv',
-};
-
-const BY_MEDIA_TYPE: Record<string, KnowledgeDocumentFormat> = {
-  'application/pdf': 'pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'text/html': 'html',
-  'application/xhtml+xml': 'html',
-  'text/markdown': 'markdown',
-  'text/x-markdown': 'markdown',
-  'text/plain': 'text',
-  'text/csv': 'csv',
-};
+const BY_EXTENSION = KNOWLEDGE_FORMAT_BY_EXTENSION;
+const BY_MEDIA_TYPE = KNOWLEDGE_FORMAT_BY_MEDIA_TYPE;
 
 /**
  * A document's format from its bytes' signature, its media type and its file name, in that order
