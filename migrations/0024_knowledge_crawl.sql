@@ -1,0 +1,2 @@
+ALTER TABLE "knowledge_documents" ADD CONSTRAINT "knowledge_documents_parent_id_knowledge_documents_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."knowledge_documents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "knowledge_documents_parent_url_idx" ON "knowledge_documents" USING btree ("parent_id","url");
