@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isTransientInfrastructureError } from '@agentry/errors';
 import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -235,7 +236,8 @@ async function untilReachable(step: () => Promise<void>, onRetry?: (error: unkno
 
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  // pgvector ships as its own package since PGlite 0.5: loaded here, the knowledge migration creates it.
+  const client = new PGlite({ ...(dataDir ? { dataDir } : {}), extensions: { vector } });
   // After start-up: PGlite's own initialisation queries through `query`, inside the first call.
   await client.waitReady;
   takeTurnsWithIo(client);

@@ -4,6 +4,7 @@ import type { RunStatus } from '@agentry/contract';
 import type { ContentPart, Usage } from '@agentry/llm';
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   customType,
@@ -710,14 +711,15 @@ export const knowledgeDocuments = pgTable(
     knowledgeBaseId: uuid('knowledge_base_id')
       .notNull()
       .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
-    /** The crawl's start page, for the pages it found. No foreign key: a page outlives a deleted start page. */
-    parentId: uuid('parent_id'),
+    /** The crawl's start page, for the pages it found: deleting the start page deletes its crawl. */
+    parentId: uuid('parent_id').references((): AnyPgColumn => knowledgeDocuments.id, { onDelete: 'cascade' }),
     title: text('title').notNull(),
     source: text('source').$type<KnowledgeSourceKind>().notNull(),
     format: text('format'),
     filename: text('filename'),
     url: text('url'),
-    crawl: jsonb('crawl').$type<{ max_pages: number; same_site: boolean }>(),
+    /** A crawl's bounds; after a crawl, `skipped`: pages found but not added (the base was full). */
+    crawl: jsonb('crawl').$type<{ max_pages: number; same_site: boolean; skipped?: number }>(),
     status: text('status').$type<KnowledgeDocumentStatusValue>().notNull().default('queued'),
     progress: real('progress').notNull().default(0),
     error: jsonb('error').$type<{ code: string; message: string }>(),
@@ -734,6 +736,8 @@ export const knowledgeDocuments = pgTable(
   (t) => [
     index('knowledge_documents_base_idx').on(t.knowledgeBaseId, t.createdAt),
     index('knowledge_documents_tenant_idx').on(t.tenantId),
+    // A crawl adds each page once, however often its job runs (a retry, a resync).
+    uniqueIndex('knowledge_documents_parent_url_idx').on(t.parentId, t.url),
     // The sweeper reads only unfinished documents.
     index('knowledge_documents_open_idx').on(t.updatedAt).where(sql`${t.status} in ('queued', 'processing')`),
   ],

@@ -100,6 +100,7 @@ function documentView(document: KnowledgeDocumentView) {
     object: 'knowledge_document' as const,
     id: document.id,
     knowledge_base_id: document.knowledgeBaseId,
+    parent_id: document.parentId,
     title: document.title,
     source: document.source,
     format: document.format,

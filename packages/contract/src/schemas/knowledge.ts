@@ -62,8 +62,21 @@ export const KnowledgeDocumentSchema = component(
     bytes: z.number().int().nonnegative(),
     pages: z.number().int().nonnegative().nullable().describe('PDF pages, or pages fetched by a crawl'),
     chunk_count: z.number().int().nonnegative(),
+    parent_id: id
+      .nullable()
+      .optional()
+      .describe('The crawl’s start document, for a page a crawl found (deleting the start document deletes its pages)'),
     crawl: z
-      .object({ max_pages: z.number().int(), same_site: z.boolean() })
+      .object({
+        max_pages: z.number().int(),
+        same_site: z.boolean(),
+        skipped: z
+          .number()
+          .int()
+          .nonnegative()
+          .optional()
+          .describe('After a crawl: pages found but not added because the base or the tenant was full'),
+      })
       .nullable()
       .describe('A site crawl: its bounds (the pages it found become documents of their own)'),
     created_at: timestamp,

@@ -20,7 +20,7 @@ export interface NewKnowledgeDocument {
   format?: string | null;
   filename?: string | null;
   url?: string | null;
-  crawl?: { max_pages: number; same_site: boolean } | null;
+  crawl?: { max_pages: number; same_site: boolean; skipped?: number } | null;
   content?: Uint8Array | null;
   contentHash?: string | null;
 }
@@ -74,6 +74,95 @@ export async function createKnowledgeDocument(
       .values({ id: newId(), tenantId, ...document, bytes, status: 'queued' })
       .returning(viewColumns);
     return row as KnowledgeDocumentView;
+  });
+}
+
+/** What {@link addCrawlPage} did with a page: queued it (new or again), or refused it for a limit. */
+export type CrawlPageOutcome =
+  | { kind: 'queued'; document: { id: string; generation: number }; created: boolean }
+  | { kind: 'refused'; code: 'knowledge_base_full' | 'knowledge_quota_exceeded' };
+
+/**
+ * Adds a page a crawl found as a child of its start document (`source: 'url'`, `parentId`), or
+ * queues again (generation + 1) the child already there for that URL, in ONE transaction under the
+ * tenant's knowledge lock: a crawl run twice (a retry, a resync) never adds a page twice (the
+ * unique `(parent_id, url)` index backs this up). A child still `queued`/`processing` is returned
+ * as it is (its job is only queued again, which is idempotent). A new page past the base's
+ * documents or the tenant's bytes is refused (no row), not thrown: the crawl stops there.
+ *
+ * @example
+ * const outcome = await addCrawlPage(db, tenantId, parent, { url, title }, limits);
+ * if (outcome.kind === 'queued') await queue.enqueue(knowledgeJobId(outcome.document), { tenantId, documentId: outcome.document.id });
+ */
+export async function addCrawlPage(
+  db: Db,
+  tenantId: string,
+  parent: { id: string; knowledgeBaseId: string },
+  page: { url: string; title: string },
+  limits: KnowledgeDocumentLimits,
+): Promise<CrawlPageOutcome> {
+  return withTenantScope(db, tenantId, async (tx) => {
+    await lockKnowledgeLimit(tx, tenantId);
+    const [existing] = await tx
+      .select({
+        id: knowledgeDocuments.id,
+        generation: knowledgeDocuments.generation,
+        status: knowledgeDocuments.status,
+      })
+      .from(knowledgeDocuments)
+      .where(
+        and(
+          eq(knowledgeDocuments.tenantId, tenantId),
+          eq(knowledgeDocuments.parentId, parent.id),
+          eq(knowledgeDocuments.url, page.url),
+        ),
+      )
+      .for('update');
+    if (existing) {
+      if (existing.status === 'queued' || existing.status === 'processing') {
+        return { kind: 'queued', document: existing, created: false };
+      }
+      const [requeued] = await tx
+        .update(knowledgeDocuments)
+        .set({
+          status: 'queued',
+          progress: 0,
+          error: null,
+          generation: sql`${knowledgeDocuments.generation} + 1`,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(knowledgeDocuments.id, existing.id))
+        .returning({ id: knowledgeDocuments.id, generation: knowledgeDocuments.generation });
+      return { kind: 'queued', document: requeued!, created: false };
+    }
+    const [usage] = await tx
+      .select({
+        baseDocuments: sql<number>`count(*) filter (where ${knowledgeDocuments.knowledgeBaseId} = ${parent.knowledgeBaseId})::int`,
+        tenantBytes: sql<number>`coalesce(sum(${knowledgeDocuments.bytes}), 0)::bigint`,
+      })
+      .from(knowledgeDocuments)
+      .where(eq(knowledgeDocuments.tenantId, tenantId));
+    if (Number(usage?.baseDocuments ?? 0) >= limits.maxDocumentsPerBase) {
+      return { kind: 'refused', code: 'knowledge_base_full' };
+    }
+    // The page's bytes are not known until its own job fetches it: a tenant already at its quota gets no more.
+    if (Number(usage?.tenantBytes ?? 0) >= limits.maxBytesPerTenant) {
+      return { kind: 'refused', code: 'knowledge_quota_exceeded' };
+    }
+    const [row] = await tx
+      .insert(knowledgeDocuments)
+      .values({
+        id: newId(),
+        tenantId,
+        knowledgeBaseId: parent.knowledgeBaseId,
+        parentId: parent.id,
+        title: page.title,
+        source: 'url',
+        url: page.url,
+        status: 'queued',
+      })
+      .returning({ id: knowledgeDocuments.id, generation: knowledgeDocuments.generation });
+    return { kind: 'queued', document: row!, created: true };
   });
 }
 
@@ -226,6 +315,7 @@ export async function updateKnowledgeDocumentSource(
     title?: string;
     pages?: number | null;
     progress?: number;
+    crawl?: { max_pages: number; same_site: boolean; skipped?: number };
   },
 ): Promise<void> {
   await withTenantScope(db, tenantId, (tx) =>

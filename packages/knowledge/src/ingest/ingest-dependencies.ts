@@ -29,6 +29,12 @@ export function knowledgeIngestDependencies(options: {
         maxBytes: options.settings.maxFileBytes,
       });
     },
-    limits: { ...DEFAULT_INGEST_LIMITS, maxChunksPerBase: options.settings.maxChunksPerBase },
+    limits: {
+      ...DEFAULT_INGEST_LIMITS,
+      maxChunksPerBase: options.settings.maxChunksPerBase,
+      maxCrawlPages: options.settings.maxCrawlPages,
+      maxDocumentsPerBase: options.settings.maxDocumentsPerBase,
+      maxBytesPerTenant: options.settings.maxBytesPerTenant,
+    },
   };
 }

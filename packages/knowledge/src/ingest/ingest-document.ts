@@ -18,6 +18,7 @@ import { detectFormat } from '../extract/detect-format.ts';
 import { extractDocument } from '../extract/extract-document.ts';
 import type { EmbeddingModelResolver } from '../search/create-knowledge-search.ts';
 import type { ChunkOptions, DocumentChunk, PageFetcher } from '../types.ts';
+import { crawlPages } from './crawl-pages.ts';
 
 /** What ingestion needs: the database, the models, a fetcher for URLs, and its bounds. */
 export interface IngestDependencies {
@@ -29,6 +30,11 @@ export interface IngestDependencies {
    */
   pageFetcherFor(tenantId: string): Promise<PageFetcher> | PageFetcher;
   limits: IngestLimits;
+  /**
+   * Queues a document's ingestion job: a crawl's pages get one each. `startIngestionWorker` sets it
+   * to its queue; without it the pages wait `queued` for the sweeper.
+   */
+  enqueue?(job: { tenantId: string; document: { id: string; generation: number } }): Promise<void>;
 }
 
 export interface IngestLimits {
@@ -37,6 +43,11 @@ export interface IngestLimits {
   /** PDF pages per document. */
   maxPages: number;
   maxChunksPerBase: number;
+  /** A crawl's pages at most, whatever its own `max_pages` (KNOWLEDGE_MAX_CRAWL_PAGES). */
+  maxCrawlPages: number;
+  /** The bounds a crawl's new pages are checked against, as uploads are. */
+  maxDocumentsPerBase: number;
+  maxBytesPerTenant: number;
   chunk: ChunkOptions;
 }
 
@@ -45,6 +56,9 @@ export const DEFAULT_INGEST_LIMITS: IngestLimits = {
   maxChars: 5_000_000,
   maxPages: 2_000,
   maxChunksPerBase: 100_000,
+  maxCrawlPages: 500,
+  maxDocumentsPerBase: 1000,
+  maxBytesPerTenant: 1024 * 1024 * 1024,
   chunk: { maxTokens: 400, overlapTokens: 40 },
 };
 
@@ -130,9 +144,10 @@ async function buildChunks(
   if (pieces.length === 0) {
     throw errors.of({ code: 'document_unreadable', message: 'The document has no text to index', category: 'user' });
   }
+  const pages = source.crawledPages ?? extracted.pages;
   await updateKnowledgeDocumentSource(deps.db, tenantId, document.id, {
     progress: 0.1,
-    pages: extracted.pages,
+    pages,
     ...(extracted.title && untitled ? { title: extracted.title } : {}),
   });
   const base = await baseModelOf(deps, document);
@@ -144,7 +159,7 @@ async function buildChunks(
     signal,
   );
   return {
-    pages: extracted.pages,
+    pages,
     chunks: pieces.map((piece, i) => ({
       index: piece.index,
       text: piece.text,
@@ -166,7 +181,7 @@ async function sourceOf(
   deps: IngestDependencies,
   document: KnowledgeDocumentRow,
   signal: AbortSignal | undefined,
-): Promise<{ bytes: Uint8Array; format: KnowledgeDocumentFormat }> {
+): Promise<{ bytes: Uint8Array; format: KnowledgeDocumentFormat; crawledPages?: number }> {
   if (document.source !== 'url') {
     const format = document.format as KnowledgeDocumentFormat | null;
     if (!document.content || !format) {
@@ -175,7 +190,10 @@ async function sourceOf(
     return { bytes: document.content, format };
   }
   const fetchPage = await deps.pageFetcherFor(document.tenantId);
-  const page = await fetchPage(document.url!, signal);
+  // A crawl's start document runs the crawl: its pages become documents of their own, its first is this one's source.
+  const crawled =
+    document.crawl && !document.parentId ? await crawlPages(deps, document, fetchPage, signal) : undefined;
+  const page = crawled?.start ?? (await fetchPage(document.url!, signal));
   if (page.status < 200 || page.status >= 300) {
     throw errors.of({
       code: 'document_unreadable',
@@ -198,7 +216,7 @@ async function sourceOf(
     format,
     progress: 0.05,
   });
-  return { bytes: page.bytes, format };
+  return { bytes: page.bytes, format, ...(crawled ? { crawledPages: crawled.pages } : {}) };
 }
 
 async function baseModelOf(deps: IngestDependencies, document: KnowledgeDocumentRow) {

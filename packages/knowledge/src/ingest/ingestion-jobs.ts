@@ -55,9 +55,18 @@ export interface IngestionWorker {
  * const ingestion = startIngestionWorker({ deps, queue, startWorker: (handler, options) => startBullWorker(knowledgeBull, handler, options) });
  */
 export function startIngestionWorker(options: IngestionWorkerOptions): IngestionWorker {
+  // A crawl's pages are queued on the same queue as the documents that found them.
+  const deps: IngestDependencies = {
+    ...options.deps,
+    enqueue:
+      options.deps.enqueue ??
+      (async ({ tenantId, document }) => {
+        await options.queue.enqueue(knowledgeJobId(document), { tenantId, documentId: document.id });
+      }),
+  };
   const worker = options.startWorker(
     async (job) => {
-      await ingestDocument(options.deps, job.data.tenantId, job.data.documentId);
+      await ingestDocument(deps, job.data.tenantId, job.data.documentId);
     },
     { concurrency: options.concurrency ?? DEFAULT_INGESTION_CONCURRENCY },
   );
