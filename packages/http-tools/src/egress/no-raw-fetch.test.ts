@@ -19,6 +19,13 @@ const allowed: Record<string, string> = {
   'packages/provider-anthropic/src/anthropic-model.ts':
     'model SDK adapter: the Anthropic SDK fetches the operator-configured base URL (ANTHROPIC_BASE_URL env), never a ' +
     'tenant value; if tenants may ever set a base URL, pass a fetch built on egressFetch instead',
+  'packages/provider-openai/src/openai-embedding-model.ts':
+    'embedding SDK adapter, as the chat adapter: the SDK fetches the operator-configured base URL; a tenant’s base URL ' +
+    'is given `egressModelFetch` by `embeddingModelFor` (@agentry/models), which refuses to build one without it',
+  'packages/knowledge/src/crawl/crawl-site.ts':
+    'calls only the injected `options.fetch` (a PageFetcher): ingestion passes `createEgressPageFetcher`, the egress guard',
+  'packages/knowledge/src/crawl/robots-rules.ts':
+    'fetches robots.txt only through the injected PageFetcher (the egress guard’s, as the crawl does)',
   'apps/api/src/test-support/harness.ts':
     'test harness: calls the platform under test on its own local URL (not tenant-controlled, never shipped code paths)',
   'apps/api/src/test-support/accounts.ts':
