@@ -92,6 +92,15 @@ describe.each(modes)('knowledge bases (%s)', (mode) => {
   });
 
   it('refuses an oversized upload (413), an unsupported type, a private URL, and resyncing text', async () => {
+    // An embedding model the caller names that cannot be used is their input's fault: 422 at the field.
+    for (const embedding_model of ['nonsense', 'acme/some-model', 'local/other-model']) {
+      const bad = await call(h, 'POST', '/v1/knowledge-bases', { key, body: { name: 'Bad', embedding_model } });
+      expect([bad.status, bad.json.code, bad.json.errors?.[0]?.path]).toEqual([
+        422,
+        'validation_failed',
+        '/embedding_model',
+      ]);
+    }
     const big = await upload(key, new Blob(['x'.repeat(200 * 1024)], { type: 'text/plain' }), 'big.txt');
     expect([big.status, big.json.code]).toEqual([413, 'document_too_large']);
     const image = await upload(

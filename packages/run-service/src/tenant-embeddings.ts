@@ -46,8 +46,23 @@ export function tenantEmbeddings(deps: {
     },
     async choose(tenantId, requested) {
       const settings = await settingsOf(tenantId, requested);
+      // A model the caller names that cannot be built here is their input's fault (422 at the field),
+      // not the platform's (503 stays for the default model and for a provider that does not answer).
+      const requestedModel = (spec: string) => {
+        try {
+          return embeddingModelFor(spec, settings, { fetch });
+        } catch (error) {
+          throw errors.validation('The embedding model cannot be used here', [
+            {
+              path: '/embedding_model',
+              code: 'unknown_model',
+              message: error instanceof Error ? error.message : String(error),
+            },
+          ]);
+        }
+      };
       const spec = requested ?? defaultEmbeddingModelSpec(settings);
-      const model = embeddingModelFor(spec, settings, { fetch });
+      const model = requested === undefined ? embeddingModelFor(spec, settings, { fetch }) : requestedModel(spec);
       try {
         return { spec, dimensions: await resolveEmbeddingDimensions(model) };
       } catch (error) {
