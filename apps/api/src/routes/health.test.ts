@@ -15,8 +15,8 @@ describe('health routes', () => {
     const ready = await call(h, 'GET', '/readyz');
     expect([ready.status, ready.json]).toEqual([
       200,
-      // Which vector search knowledge bases use: PGlite as installed has no pgvector.
-      { status: 'ready', checks: { database: 'ok', queue: 'ok' }, vector_search: 'builtin' },
+      // Which vector search knowledge bases use: the embedded mode loads pgvector into PGlite.
+      { status: 'ready', checks: { database: 'ok', queue: 'ok' }, vector_search: 'pgvector' },
     ]);
   });
 
