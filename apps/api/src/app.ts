@@ -15,6 +15,7 @@ import { rateLimit } from './http/limits.ts';
 import { problemResponse } from './http/problem.ts';
 import { requestLogger } from './http/request-logger.ts';
 import { accountEmailRoutes } from './routes/account-emails.ts';
+import { agentTestRoutes } from './routes/agent-tests.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -159,6 +160,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
     idempotency(deps.db, { leaseMs: deps.idempotencyLeaseMs ?? deps.runWaitMs + IDEMPOTENCY_LEASE_MARGIN_MS }),
   );
   tenantScoped.route('/agents', agentRoutes(deps));
+  tenantScoped.route('/agents', agentTestRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps, runs));
   tenantScoped.route('/conversations', handoffRoutes(deps));
   tenantScoped.route('/inbox', inboxRoutes(deps));

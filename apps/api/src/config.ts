@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { type TestRunSettings, testRunSettingsFromEnv } from '@agentry/agent-tests';
 import {
   type Env,
   EnvError,
@@ -78,6 +79,8 @@ export interface ApiConfig {
   sweeper: SweeperSettings;
   /** KNOWLEDGE_*: knowledge bases' limits and vector search (`KNOWLEDGE_VECTOR_SEARCH`). */
   knowledge: KnowledgeSettings;
+  /** JUDGE_MODEL, TEST_RUNS_PER_TENANT, TEST_RUN_CONCURRENCY, TEST_TURN_TIMEOUT_MS: test runs (issue 22). */
+  tests: TestRunSettings;
   /** TOOL_CACHE_*: bounds of the cache of tools with `cache` (in Redis with REDIS_URL, else in this process). */
   toolCache: ToolCacheSettings;
   /** ADMISSION_*: /v1 requests doing database work at once (0 = no bound), waiting for a turn, how long. */
@@ -150,6 +153,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     mail: mailFromEnv(env, embedded),
     sweeper: sweeperSettingsFromEnv(env),
     knowledge: knowledgeSettingsFromEnv(env),
+    tests: testRunSettingsFromEnv(env),
     toolCache: toolCacheSettingsFromEnv(env),
   };
 }

@@ -52,6 +52,8 @@ interface Tenant {
   knowledgeBaseId: string;
   /** A document of that base, ingested (`ready`) before the test compares rows. */
   knowledgeDocumentId: string;
+  agentTestId: string;
+  testRunId: string;
 }
 
 interface Sent {
@@ -219,6 +221,19 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       ingested = await ok('GET', `/v1/knowledge-bases/${knowledgeBase.id}/documents/${knowledgeDocument.id}`, { key });
     }
     expect(ingested.status).toBe('ready');
+    // Issue 22: a test case and a finished test run (on the demo model: the fake model's queue is the runs').
+    const agentTest = await ok(
+      'POST',
+      `/v1/agents/${agent.id}/tests`,
+      { key },
+      { name: `${name} case`, turns: [{ user: 'Hello', expect: [{ type: 'reply_contains', text: name }] }] },
+    );
+    let testRun = await ok('POST', `/v1/agents/${agent.id}/test-runs`, { key }, { model: 'demo' });
+    for (let i = 0; i < 200 && ['queued', 'running'].includes(testRun.status); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      testRun = await ok('GET', `/v1/agents/${agent.id}/test-runs/${testRun.id}`, { key });
+    }
+    expect(['passed', 'failed']).toContain(testRun.status);
     return {
       name,
       id: created.id,
@@ -236,6 +251,8 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       modelProvider,
       knowledgeBaseId: knowledgeBase.id,
       knowledgeDocumentId: knowledgeDocument.id,
+      agentTestId: agentTest.id,
+      testRunId: testRun.id,
     };
   }
 
@@ -261,6 +278,8 @@ describe(`tenant isolation over every operation in /openapi.json (${mode})`, () 
       model_provider: t.modelProvider,
       knowledge_base: t.knowledgeBaseId,
       knowledge_document: t.knowledgeDocumentId,
+      agent_test: t.agentTestId,
+      test_run: t.testRunId,
     };
     const id = ids[resource];
     if (!id) throw new Error(`No fixture for resource \`${resource}\`: add one to idOf() in cross-tenant.test.ts`);

@@ -15,6 +15,7 @@ import type { RunFinishWatch } from './http/run-finish-watch.ts';
 import type { StreamSlots } from './http/stream-slots.ts';
 import type { VisitorStreams } from './http/visitor-streams.ts';
 import type { AccountMail } from './mail/mailer.ts';
+import type { AgentTestsApiDeps } from './routes/agent-tests.ts';
 import type { KnowledgeApiDeps } from './routes/knowledge-bases.ts';
 
 /** What the HTTP layer needs; built by `main.ts` (or a test) for either run mode. */
@@ -69,6 +70,8 @@ export interface ApiDeps {
   mail?: AccountMail;
   /** Knowledge bases: search, the ingestion queue and the limits; absent = their routes answer 503. */
   knowledge?: KnowledgeApiDeps;
+  /** Test runs (issue 22): their queue and bounds; absent = starting one answers 503. */
+  agentTests?: AgentTestsApiDeps;
   /** Without mail: inviters are shown invitation links (`SHOW_INVITATION_LINKS`); else inviting is 503. */
   showInvitationLinks?: boolean;
 }

@@ -1,10 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { startTestRunWorker, TEST_RUN_QUEUE_NAME, type TestRunJobData, type TestRunWorker } from '@agentry/agent-tests';
 import { type Database, openDatabase } from '@agentry/db';
 import {
   createEgressPolicy,
   createMemoryToolResultCache,
   createRedisToolResultCache,
+  egressModelFetch,
   type ToolResultCache,
 } from '@agentry/http-tools';
 import {
@@ -33,7 +35,7 @@ import {
   type RunControl,
   type RunEventBus,
 } from '@agentry/run-events';
-import { tenantEmbeddings } from '@agentry/run-service';
+import { createRunService, tenantEmbeddings } from '@agentry/run-service';
 import { type RunWorker, startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createLogger, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
@@ -165,10 +167,16 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
     vectorSearch: config.knowledge.vectorSearch,
   });
 
+  // Test runs (issue 22) have their own queue too: a test run waits on real runs, never a run slot.
+  const testsBull = bullOptions ? { ...bullOptions, queueName: TEST_RUN_QUEUE_NAME, jobName: 'test-run' } : undefined;
+  const testsInProcess = testsBull ? undefined : createInProcessQueue<TestRunJobData>();
+  const testsQueue: JobQueue<TestRunJobData> = testsBull ? createBullQueue<TestRunJobData>(testsBull) : testsInProcess!;
+
   // The embedded mode runs the worker app's run worker in this process (the same `startRunWorker`):
   // on the in-process queue, or on BullMQ when REDIS_URL is set; the job lock is the queue's default.
   let runWorker: RunWorker | undefined;
   let ingestion: IngestionWorker | undefined;
+  let testRuns: TestRunWorker | undefined;
   let toolCache: ToolResultCache | undefined;
   if (config.mode === 'embedded') {
     const runLogger = logger.child({ component: 'worker' });
@@ -206,6 +214,24 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
           : startBullWorker(knowledgeBull!, handler, options),
       concurrency: config.knowledge.ingestionConcurrency,
       onError: (error) => runLogger.warn({ err: error }, 'knowledge sweeper failed'),
+    });
+    testRuns = startTestRunWorker({
+      deps: {
+        db: database.db,
+        runs: createRunService({ db: database.db, scheduler, control, models: config.models, secretBox, events }),
+        scheduler,
+        events,
+        models: config.models,
+        secretBox,
+        guardedFetch: egressModelFetch(egress),
+        judgeModel: config.tests.judgeModel,
+        turnTimeoutMs: config.tests.turnTimeoutMs,
+      },
+      queue: testsQueue,
+      startWorker: (handler, options) =>
+        testsInProcess ? testsInProcess.startWorker(handler, options) : startBullWorker(testsBull!, handler, options),
+      concurrency: config.tests.concurrency,
+      onError: (error) => runLogger.warn({ err: error }, 'test run sweeper failed'),
     });
   }
 
@@ -249,6 +275,7 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
         settings: config.knowledge,
         embeddingFor: embeddings.choose,
       },
+      agentTests: { queue: testsQueue, maxActivePerTenant: config.tests.maxActivePerTenant },
     },
     { metrics, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}) },
   );
@@ -276,7 +303,9 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runWorker?.stop(5000);
       await ingestion?.stop();
+      await testRuns?.stop();
       await knowledgeQueue.close();
+      await testsQueue.close();
       await toolCache?.close();
       await scheduler.close();
       await control.close();

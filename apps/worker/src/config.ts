@@ -1,3 +1,4 @@
+import { type TestRunSettings, testRunSettingsFromEnv } from '@agentry/agent-tests';
 import {
   type Env,
   EnvError,
@@ -55,6 +56,8 @@ export interface WorkerConfig {
   sweeper: SweeperSettings;
   /** KNOWLEDGE_*: knowledge bases' limits, ingestion concurrency and vector search. */
   knowledge: KnowledgeSettings;
+  /** JUDGE_MODEL, TEST_RUNS_PER_TENANT, TEST_RUN_CONCURRENCY, TEST_TURN_TIMEOUT_MS: test runs (issue 22). */
+  tests: TestRunSettings;
   /** TOOL_CACHE_MAX_ENTRY_BYTES, TOOL_CACHE_MAX_ENTRIES_PER_TENANT: the Redis cache of tools with `cache`. */
   toolCache: ToolCacheSettings;
 }
@@ -87,6 +90,7 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     webhooks: webhookSettingsFromEnv(env),
     sweeper: sweeperSettingsFromEnv(env),
     knowledge: knowledgeSettingsFromEnv(env),
+    tests: testRunSettingsFromEnv(env),
     toolCache: toolCacheSettingsFromEnv(env),
   };
 }

@@ -1,6 +1,7 @@
+import { startTestRunWorker, TEST_RUN_QUEUE_NAME, type TestRunJobData } from '@agentry/agent-tests';
 import { openDatabase } from '@agentry/db';
 import { EnvError } from '@agentry/env';
-import { createEgressPolicy, createRedisToolResultCache } from '@agentry/http-tools';
+import { createEgressPolicy, createRedisToolResultCache, egressModelFetch } from '@agentry/http-tools';
 import {
   createKnowledgeSearch,
   KNOWLEDGE_QUEUE_NAME,
@@ -10,7 +11,7 @@ import {
 } from '@agentry/knowledge';
 import { createBullQueue, createRedisScheduler, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
-import { tenantEmbeddings } from '@agentry/run-service';
+import { createRunService, tenantEmbeddings } from '@agentry/run-service';
 import { startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createLogger, processMetrics, startTelemetry } from '@agentry/telemetry';
@@ -130,6 +131,26 @@ async function main(): Promise<void> {
     concurrency: config.knowledge.ingestionConcurrency,
     onError: (error) => logger.warn({ err: error }, 'knowledge sweeper failed'),
   });
+  // Test runs (issue 22): their own queue; each plays its cases as real runs through the run service.
+  const testsBull = { ...redis, queueName: TEST_RUN_QUEUE_NAME, jobName: 'test-run' };
+  const testsQueue = createBullQueue<TestRunJobData>(testsBull);
+  const testRuns = startTestRunWorker({
+    deps: {
+      db: database.db,
+      runs: createRunService({ db: database.db, scheduler, control, models: config.models, secretBox, events }),
+      scheduler,
+      events,
+      models: config.models,
+      secretBox,
+      guardedFetch: egressModelFetch(egress),
+      judgeModel: config.tests.judgeModel,
+      turnTimeoutMs: config.tests.turnTimeoutMs,
+    },
+    queue: testsQueue,
+    startWorker: (handler, options) => startBullWorker(testsBull, handler, { ...options, lockMs: config.jobLockMs }),
+    concurrency: config.tests.concurrency,
+    onError: (error) => logger.warn({ err: error }, 'test run sweeper failed'),
+  });
   logger.info(
     { concurrency: config.concurrency, ingestionConcurrency: config.knowledge.ingestionConcurrency },
     'worker started',
@@ -147,9 +168,11 @@ async function main(): Promise<void> {
       // Running loops stop at their next checkpoint and go back to the queue; another worker resumes them.
       await runWorker.stop(config.shutdownDeadlineMs - 1000);
       await ingestion.stop();
+      await testRuns.stop();
       await Promise.all([
         queue.close(),
         knowledgeQueue.close(),
+        testsQueue.close(),
         scheduler.close(),
         control.close(),
         events.close(),

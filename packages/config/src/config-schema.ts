@@ -49,3 +49,19 @@ export function parametersSchemaIssues(parameters: unknown): FieldIssue[] {
   if (validateParameters(parameters)) return [];
   return ajvIssues(validateParameters.errors ?? [], 'the input schema');
 }
+
+const validateSchemaNode = ajv.getSchema(`${schema.$id}#/$defs/schemaNode`);
+
+/**
+ * Validates a JSON Schema a tenant wrote outside a config (a test's argument expectation or
+ * fixture condition) against the same safe subset as a permission rule's `when`; paths are
+ * relative to the schema.
+ *
+ * @example
+ * schemaNodeIssues({ type: 'object', properties: { amount: { minimum: 1000 } } }); // []
+ */
+export function schemaNodeIssues(node: unknown): FieldIssue[] {
+  if (!validateSchemaNode) throw new Error('the config schema has no $defs/schemaNode');
+  if (validateSchemaNode(node)) return [];
+  return ajvIssues(validateSchemaNode.errors ?? [], 'the schema');
+}

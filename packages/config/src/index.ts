@@ -44,7 +44,7 @@ export type {
   RenderedRequest,
   ToolContext,
 } from './compiled-agent.ts';
-export { agentConfigSchema } from './config-schema.ts';
+export { agentConfigSchema, schemaNodeIssues } from './config-schema.ts';
 export { contextIssues, modelVisibleContext, reservedContextIssues } from './context-values.ts';
 export { reservedContextNames, systemContextVariables, withContextAliases } from './context-variables.ts';
 export { defaults } from './defaults.ts';

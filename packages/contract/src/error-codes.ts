@@ -58,6 +58,8 @@ export const ROUTE_ERROR_STATUS = {
   webhook_delivery_not_found: 404,
   knowledge_base_not_found: 404,
   knowledge_document_not_found: 404,
+  agent_test_not_found: 404,
+  test_run_not_found: 404,
   // 409
   agent_not_published: 409,
   conversation_busy: 409,
@@ -76,6 +78,8 @@ export const ROUTE_ERROR_STATUS = {
   // Handoff (issue 21): a person's action on a conversation in a mode that does not allow it
   conversation_not_waiting: 409,
   conversation_assigned_elsewhere: 409,
+  tests_failed: 409,
+  test_run_active: 409,
   // 410
   invitation_expired: 410,
   password_reset_expired: 410,

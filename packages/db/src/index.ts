@@ -10,6 +10,7 @@ export {
 export { finishedRuns, listenForFinishedRuns, RUN_FINISHED_CHANNEL } from './finished-runs.ts';
 export { isId, newId } from './ids.ts';
 export * from './repositories/account-tokens.ts';
+export * from './repositories/agent-tests.ts';
 export * from './repositories/agents.ts';
 export * from './repositories/audit.ts';
 export * from './repositories/conversations.ts';

@@ -8,6 +8,7 @@ import {
   bigint,
   boolean,
   customType,
+  doublePrecision,
   index,
   integer,
   json,
@@ -113,6 +114,8 @@ export const agents = pgTable(
     name: text('name').notNull(),
     publishedVersion: integer('published_version'),
     latestVersion: integer('latest_version').notNull().default(0),
+    /** Issue 22: publishing needs a passing test run of the version (owners may force, audited). */
+    requirePassingTests: boolean('require_passing_tests').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -146,6 +149,15 @@ export const agentVersions = pgTable(
   (t) => [uniqueIndex('agent_versions_agent_version_idx').on(t.agentId, t.version)],
 );
 
+/** What makes a conversation a test's (see `conversations.test`). */
+export interface ConversationTest {
+  testRunId: string;
+  /** The case's fixtures (`ToolFixture[]` of the contract). */
+  fixtures: unknown[];
+  /** `demo` or a `provider/model` spec replacing the version's model; absent: the version's own. */
+  model?: string;
+}
+
 export const conversations = pgTable(
   'conversations',
   {
@@ -167,6 +179,11 @@ export const conversations = pgTable(
     handoff: jsonb('handoff').$type<HandoffInfo>(),
     /** When `mode` last changed: a waiting conversation's waiting time starts here. */
     modeChangedAt: timestamp('mode_changed_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * A test conversation (issue 22): its tools answer from fixtures (nothing is sent), a handoff is
+     * recorded but reaches nobody, and it is kept out of the tenant's lists, inbox and webhooks.
+     */
+    test: jsonb('test').$type<ConversationTest>(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -773,4 +790,109 @@ export const knowledgeChunks = pgTable(
     index('knowledge_chunks_document_idx').on(t.documentId, t.index),
     index('knowledge_chunks_search_idx').using('gin', t.search),
   ],
+);
+
+/**
+ * An agent's test case (issue 22): user turns, tool fixtures and expectations
+ * (`AgentTestDefinition` of the contract). `revision` goes up with every change; results keep the
+ * definition they ran.
+ */
+export const agentTests = pgTable(
+  'agent_tests',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    definition: orderedJson('definition').$type<Record<string, unknown>>().notNull(),
+    revision: integer('revision').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('agent_tests_agent_name_idx').on(t.agentId, t.name)],
+);
+
+export type TestRunStatusValue = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'cancelled';
+
+/** A case as a test run plans it: stored with the run, so edits after the start change nothing. */
+export interface PlannedTestCase {
+  testId: string | null;
+  revision: number | null;
+  name: string;
+  definition: Record<string, unknown>;
+}
+
+/** A run of an agent's test cases against one version (a background job). */
+export const testRuns = pgTable(
+  'test_runs',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    agentVersion: integer('agent_version').notNull(),
+    status: text('status').$type<TestRunStatusValue>().notNull().default('queued'),
+    /** `agent`, `demo` or a `provider/model` spec. */
+    model: text('model').notNull(),
+    judgeModel: text('judge_model'),
+    repetitions: integer('repetitions').notNull(),
+    threshold: doublePrecision('threshold').notNull(),
+    cases: jsonb('cases').$type<PlannedTestCase[]>().notNull(),
+    caseCount: integer('case_count').notNull(),
+    completedCount: integer('completed_count').notNull().default(0),
+    passedCount: integer('passed_count').notNull().default(0),
+    failedCount: integer('failed_count').notNull().default(0),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    /** The results' total; null when a model without a known price took part. */
+    costUsd: doublePrecision('cost_usd'),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    /** Who started it (user id or API key id), for the audit trail. */
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+    /** Last sign of life of the job working on it (the sweeper queues a silent one again). */
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('test_runs_agent_version_idx').on(t.agentId, t.agentVersion, t.createdAt),
+    index('test_runs_active_idx').on(t.heartbeatAt).where(sql`${t.status} in ('queued', 'running')`),
+  ],
+);
+
+/** One case's result in a test run: every repetition with its turns, observations and verdicts. */
+export const testCaseResults = pgTable(
+  'test_case_results',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    testRunId: uuid('test_run_id')
+      .notNull()
+      .references(() => testRuns.id, { onDelete: 'cascade' }),
+    /** The case's place in the run's plan: a resumed run skips the positions already stored. */
+    position: integer('position').notNull(),
+    testId: uuid('test_id'),
+    revision: integer('revision'),
+    name: text('name').notNull(),
+    passed: boolean('passed').notNull(),
+    passRate: doublePrecision('pass_rate').notNull(),
+    attempts: jsonb('attempts').$type<unknown[]>().notNull(),
+    definition: jsonb('definition').$type<Record<string, unknown>>().notNull(),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    /** Null when a model without a known price took part. */
+    costUsd: doublePrecision('cost_usd'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('test_case_results_run_position_idx').on(t.testRunId, t.position)],
 );

@@ -10,6 +10,7 @@ export {
   type AgentModelChoice,
   type ConfigurableProvider,
   createModel,
+  type ModelPrice,
   type ModelProviderSettings,
   type ProviderCredentials,
   type ProviderName,
@@ -18,5 +19,6 @@ export {
   usesDemoModel,
 } from './model-settings.ts';
 export { modelSettingsFromEnv } from './model-settings-env.ts';
+export { modelCost, resolveModelSpec } from './model-spec.ts';
 export { listProviderModels, type ProviderModelList, SUGGESTED_MODELS } from './provider-models.ts';
 export { type TenantProvider, withTenantProviders } from './tenant-model-settings.ts';

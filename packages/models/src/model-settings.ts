@@ -29,6 +29,17 @@ export interface ModelProviderSettings {
    * first hour). Off as soon as any provider is configured.
    */
   demo?: boolean;
+  /**
+   * List prices in USD per million tokens by `"<provider>/<model>"` (`MODEL_PRICES`), for the cost
+   * test runs report (issue 22); a model not listed has an unknown cost (the demo model costs 0).
+   */
+  prices?: Record<string, ModelPrice>;
+}
+
+/** USD per million input and output tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
 }
 
 /** The providers a tenant or the operator configures (not `demo`). */

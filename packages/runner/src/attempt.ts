@@ -27,7 +27,12 @@ export async function attempt(ctx: ProcessorContext, job: Job, claimed: ClaimedR
   const { run, start } = claimed;
   // The compiled agent's webhook targets, for the run's end and its parking (null: none; undefined
   // when it did not compile: the status writes read them from the stored config then).
-  const webhooks = start?.compiled && 'config' in start.compiled ? (start.compiled.config.webhooks ?? null) : undefined;
+  // A test conversation's runs (issue 22) send no webhooks: a test must not reach the tenant's systems.
+  const webhooks = start?.rows.conversation?.test
+    ? null
+    : start?.compiled && 'config' in start.compiled
+      ? (start.compiled.config.webhooks ?? null)
+      : undefined;
   telemetry?.attemptStarted(run);
   const fence = run.fence;
   const fields = { runId: run.id, tenantId: run.tenantId, traceId: run.traceId, attempt: job.attempt, fence };

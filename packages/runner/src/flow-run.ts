@@ -208,6 +208,7 @@ export async function runFlowInRun(
       source: 'flow',
       reason: `The flow ${plan.flow.name} hands over`,
       summary: flowSummary(plan.flow.name, turn.state.slots),
+      test: setup.conversation.test != null,
     });
     if (handed.status === 'unavailable') turn.replies = [handed.told_visitor];
   }

@@ -2,7 +2,13 @@ import type { AgentRunResult, ToolExecutor } from '@agentry/agent';
 import type { CompiledAgent } from '@agentry/config';
 import type { Run, StoredMessage } from '@agentry/db';
 import { type Message, textOf } from '@agentry/llm';
-import { type HandoffOutcome, type HandoffSettings, handoffSettings, requestHandoff } from '@agentry/run-service';
+import {
+  type HandoffOutcome,
+  type HandoffSettings,
+  handoffSettings,
+  requestHandoff,
+  type UnavailableReason,
+} from '@agentry/run-service';
 import type { ProcessorContext } from './processor-context.ts';
 
 /** The built-in tool the model calls to pass the conversation to a person (issue 21). */
@@ -20,8 +26,11 @@ interface HandoffToolOutput {
   instruction: string;
 }
 
-function handoffOutput(outcome: HandoffOutcome, settings: HandoffSettings): HandoffToolOutput {
-  if (outcome.status !== 'unavailable') {
+function handoffOutput(
+  outcome: Pick<HandoffOutcome, 'status'> & { reason?: UnavailableReason },
+  settings: HandoffSettings,
+): HandoffToolOutput {
+  if (outcome.status !== 'unavailable' || !outcome.reason) {
     return {
       status: outcome.status,
       told_visitor: settings.waitingMessage,
@@ -51,9 +60,11 @@ export async function handOver(
   ctx: ProcessorContext,
   run: Pick<Run, 'tenantId' | 'conversationId'>,
   agent: CompiledAgent,
-  request: { source: 'model' | 'flow'; reason: string; summary: string },
+  request: { source: 'model' | 'flow'; reason: string; summary: string; test?: boolean },
 ): Promise<HandoffToolOutput> {
   const settings = handoffSettings(agent.config.handoff);
+  // A test conversation (issue 22) records the request in its transcript; it reaches nobody.
+  if (request.test) return handoffOutput({ status: 'pending_human' }, settings);
   const outcome = await requestHandoff(
     { db: ctx.deps.db, events: ctx.deps.events },
     {
@@ -76,7 +87,12 @@ export async function handOver(
  * @example
  * const handoff = handoffExecutor(ctx, run, agent);
  */
-export function handoffExecutor(ctx: ProcessorContext, run: Run, agent: CompiledAgent): ToolExecutor | undefined {
+export function handoffExecutor(
+  ctx: ProcessorContext,
+  run: Run,
+  agent: CompiledAgent,
+  options: { test?: boolean } = {},
+): ToolExecutor | undefined {
   if (!agent.config.handoff?.enabled) return undefined;
   return {
     definitions: () => [
@@ -100,7 +116,12 @@ export function handoffExecutor(ctx: ProcessorContext, run: Run, agent: Compiled
       const reason = typeof args.reason === 'string' && args.reason.trim() ? args.reason.trim() : 'Asked for a person';
       const summary = typeof args.summary === 'string' ? args.summary.trim() : '';
       try {
-        const output = await handOver(ctx, run, agent, { source: 'model', reason, summary });
+        const output = await handOver(ctx, run, agent, {
+          source: 'model',
+          reason,
+          summary,
+          test: options.test === true,
+        });
         return { output, isError: false, endsRun: true };
       } catch (error) {
         ctx.log('warn', 'handoff failed', { runId: run.id, error: String(error) });

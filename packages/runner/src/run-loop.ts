@@ -60,6 +60,8 @@ export async function runLoop(
     ...(deps.mcpStdioServers ? { stdioServers: deps.mcpStdioServers } : {}),
     publish: (event) => ctx.publish(run.id, event),
     ...(knowledge?.mode === 'tool' ? { knowledge: knowledge.executor } : {}),
+    // A test conversation (issue 22): every tool answers from the case's fixtures; nothing is sent.
+    ...(setup.conversation.test ? { fixtures: setup.conversation.test.fixtures } : {}),
   });
   try {
     return runTools.withSkills(
@@ -97,7 +99,7 @@ async function runWithTools(
     return knowledge ? withSourceLedger(traced, knowledge.ledger) : traced;
   };
   // Issue 21: the built-in handoff_to_human tool, when the agent enables it.
-  const handoff = handoffExecutor(ctx, run, agent);
+  const handoff = handoffExecutor(ctx, run, agent, { test: setup.conversation.test != null });
   const agentTools = recorded(handoff ? composeExecutors(runTools.executor, handoff) : runTools.executor);
   // Flows (issue 19): offered to the model as flow__<name> tools; a flow's turns run without it.
   const flows = compileFlows(agent.config.flows ?? NO_FLOWS);

@@ -18,7 +18,7 @@ import {
   strictEgressPolicy,
 } from '@agentry/http-tools';
 import type { LanguageModel } from '@agentry/llm';
-import { createModel, type ModelProviderSettings } from '@agentry/models';
+import { createModel, type ModelProviderSettings, resolveModelSpec } from '@agentry/models';
 import {
   type CompiledVersion,
   compileVersion,
@@ -118,7 +118,11 @@ export function setUpRun(
   const { config, agent } = start.compiled;
   const secrets = openSealedSecrets(secretBox, run.tenantId, agent.requiredSecrets, start.sealed);
   const tenantModels = tenantModelSettings(models, secretBox, run.tenantId, start.providers);
-  const resolved = versionModel(agent, secrets, tenantModels);
+  // A test run (issue 22) may play the version on another model (`demo`, or a `provider/model`).
+  const testModel = conversation.test?.model;
+  const resolved = testModel
+    ? resolveModelSpec(testModel, tenantModels, '/model')
+    : versionModel(agent, secrets, tenantModels);
   // A tenant's own base URL is reached through the egress guard, as its tools are.
   const base = createModel(
     resolved,

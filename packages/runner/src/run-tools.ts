@@ -1,4 +1,5 @@
 import type { AgentRunResult, StepRecord, ToolExecutor } from '@agentry/agent';
+import { withToolFixtures } from '@agentry/agent-tests';
 import { type CompiledAgent, type CompiledSkill, MAX_SKILL_DEPTH, type ToolContext } from '@agentry/config';
 import { createHttpToolExecutor, type EgressPolicy, type HttpToolExecutorOptions } from '@agentry/http-tools';
 import { addUsage, emptyUsage, type LanguageModel, type Usage } from '@agentry/llm';
@@ -30,6 +31,8 @@ export interface RunToolsOptions {
   publish(event: SkillEvent): Promise<void>;
   /** The built-in `search_knowledge` tool (agents with `knowledge` in `tool` mode). */
   knowledge?: ToolExecutor;
+  /** A test conversation's fixtures (issue 22): HTTP, MCP and skills' tools answer from them. */
+  fixtures?: readonly unknown[];
 }
 
 /** Every tool of a run behind one executor, plus the bookkeeping skills need. */
@@ -61,6 +64,9 @@ export interface RunTools {
 export function createRunTools(options: RunToolsOptions): RunTools {
   const { agent } = options;
   const discovered = readDiscoveredTools(options.discoveredTools);
+  const { fixtures } = options;
+  const fixtured = (executor: ToolExecutor): ToolExecutor =>
+    fixtures ? withToolFixtures(executor, fixtures) : executor;
   const started = Date.now();
   const mcpFor = (servers: CompiledAgent['mcpServers'], lifetimeMs: number) =>
     createMcpToolExecutor({
@@ -100,9 +106,10 @@ export function createRunTools(options: RunToolsOptions): RunTools {
             pathPrefix: scope.path,
           })
         : undefined;
-    const rest = [skillMcp, nested].filter((e): e is NonNullable<typeof e> => e !== undefined);
+    // The skill's own tools answer from a test's fixtures; nested skills are sub-runs, played for real.
+    const own = fixtured(skillMcp ? composeExecutors(http, skillMcp) : http);
     return {
-      executor: composeExecutors(http, ...rest),
+      executor: nested ? composeExecutors(own, nested) : own,
       ...(nested ? { nested } : {}),
       close: async () => {
         await skillMcp?.close();
@@ -135,8 +142,7 @@ export function createRunTools(options: RunToolsOptions): RunTools {
     executor: withPermissions(
       agent,
       composeExecutors(
-        options.http,
-        mcp,
+        fixtured(composeExecutors(options.http, mcp)),
         ...(agent.skills.length > 0 ? [skills] : []),
         ...(options.knowledge ? [options.knowledge] : []),
       ),

@@ -38,6 +38,8 @@ export function createLiveStreams(): LiveStreams {
  * the stream's end: what happens from now on (the client read the current state first); with one,
  * it resumes exactly after it. `map` shapes each event for the caller (undefined: not shown; ids
  * still advance). The reader blocks on the bus: an idle stream costs a heartbeat comment every 15 s.
+ * `fromStart`: from the stream's first event instead (a test run's progress); `only`: just this
+ * event (what already ended), then the end.
  *
  * @example
  * return streamLiveEvents(c, deps.events, inboxStreamKey(tenantId), release, (e) => e);
@@ -49,6 +51,7 @@ export function streamLiveEvents(
   release: () => void,
   map: (event: RunEvent) => Record<string, unknown> | undefined,
   registry?: LiveStreams,
+  options: { fromStart?: boolean; only?: RunEvent } = {},
 ): Response {
   const resume = c.req.header('last-event-id') ?? c.req.query('after');
   return streamSSE(c, async (stream) => {
@@ -61,9 +64,15 @@ export function streamLiveEvents(
       void stream.write(': ping\n\n');
     }, HEARTBEAT_MS);
     try {
-      const after = resume ?? (await bus.lastId?.(key));
+      const after = resume ?? (options.fromStart ? undefined : await bus.lastId?.(key));
       // A comment first: the client knows the stream is open (and proxies flush their headers).
       await stream.write(': open\n\n');
+      // Something that already ended (its stream may have expired): its last word, then the end.
+      if (options.only) {
+        const shown = map(options.only);
+        if (shown) await stream.writeSSE({ event: String(shown.type), data: JSON.stringify(shown) });
+        return;
+      }
       for await (const record of bus.subscribe(key, { ...(after ? { after } : {}), signal: controller.signal })) {
         const shown = map(record.event);
         if (!shown) continue;

@@ -222,6 +222,7 @@ const SECURITY_SCHEMES = {
 /** How the reference lists the tags: the tenant's daily work first, operations last. */
 const TAG_ORDER = [
   'Agents',
+  'Agent tests',
   'Conversations',
   'Runs',
   'Inbox',

@@ -9,6 +9,7 @@ export function agentView(agent: Agent) {
     name: agent.name,
     published_version: agent.publishedVersion,
     latest_version: agent.latestVersion,
+    require_passing_tests: agent.requirePassingTests,
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
   };

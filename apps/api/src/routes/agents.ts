@@ -1,6 +1,7 @@
+import { testGate } from '@agentry/agent-tests';
 import { type AgentConfig, compileAgent, loadAgentConfig } from '@agentry/config';
 import { PG_INTEGER_MAX } from '@agentry/contract';
-import { NewAgentVersionBody, ValidateConfigBody } from '@agentry/contract/schemas';
+import { NewAgentVersionBody, PublishBody, ValidateConfigBody } from '@agentry/contract/schemas';
 import {
   addAgentVersion,
   countRecentRuns,
@@ -24,6 +25,7 @@ import { readJson } from '../http/body.ts';
 import { doc, PAGE_QUERY, type ParamDoc, ref } from '../http/openapi.ts';
 import { pageOf, readPage } from '../http/pagination.ts';
 import { agentView, versionView } from '../http/views.ts';
+import { assertMayForcePublish, forceReason, testsFailed } from './agent-tests.ts';
 import { flowTriggerTestRoute } from './flow-trigger-test.ts';
 import { assertStdioServersAllowed, discoverForUpload, mcpCheck, versionMcpView } from './mcp-discovery.ts';
 import { toolTestRoute } from './tool-test.ts';
@@ -222,13 +224,27 @@ export function agentRoutes(deps: ApiDeps) {
       path: agentId,
       body: { schema: NewAgentVersionBody, replace: configBody, example: { config: EXAMPLE_CONFIG, publish: false } },
       responses: { 201: { description: 'The new version', schema: ref('AgentVersion') } },
-      errors: ['agent_not_found', 'secrets_not_configured', 'missing_secret'],
+      errors: ['agent_not_found', 'secrets_not_configured', 'missing_secret', 'tests_failed', 'insufficient_role'],
     }),
   );
   app.post('/:id/versions', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
     const body = await readJson(c, NewAgentVersionBody);
     const { config, hash } = loadAgentConfig(body.config);
+    // Issue 22: a new version has no test run yet, so under the gate it is published only by force.
+    const publish = body.publish ?? true;
+    const forced = publish && agent.requirePassingTests;
+    if (forced) {
+      if (!body.force_publish)
+        throw testsFailed(agent.latestVersion + 1, {
+          required: true,
+          state: 'missing',
+          testRun: undefined,
+          failingCases: [],
+        });
+      assertMayForcePublish(c.var.principal);
+      forceReason(body.publish_reason, '/publish_reason');
+    }
     // MCP (issue 9): discover the servers' tools now; a server that is down fails the upload (422).
     const discoveredTools = await discoverForUpload(deps, c.var.tenant, compileAgent(config, hash));
     const created = await addAgentVersion(deps.db, agent.id, {
@@ -236,10 +252,25 @@ export function agentRoutes(deps: ApiDeps) {
       name: config.basic_settings.name,
       config: body.config as Record<string, unknown>,
       contentHash: hash,
-      publish: body.publish ?? true,
+      publish,
       discoveredTools: discoveredTools as Record<string, unknown> | null,
     });
     if (!created) throw errors.notFound('agent', agent.id);
+    if (forced) {
+      await audit(
+        deps.db,
+        c,
+        'agent.version_published',
+        { type: 'agent', id: agent.id },
+        {
+          version: created.version.version,
+          previous_version: agent.publishedVersion,
+          forced: true,
+          reason: body.publish_reason,
+          test_state: 'missing',
+        },
+      );
+    }
     await audit(
       deps.db,
       c,
@@ -300,22 +331,43 @@ export function agentRoutes(deps: ApiDeps) {
       operationId: 'publishAgentVersion',
       tag: 'Agents',
       summary: 'Publish a version (new conversations and unpinned ones use it)',
+      description:
+        'Under `require_passing_tests` the version’s latest test run must have passed (else 409 `tests_failed`); an owner may send `{"force": true, "reason": "…"}` to publish anyway (audited).',
       auth: 'tenant',
       path: versionParams,
+      body: { schema: PublishBody, example: { force: true, reason: 'Hotfix for the outage; tests updated next' } },
       responses: { 200: { description: 'The agent', schema: ref('Agent') } },
-      errors: ['agent_not_found', 'agent_version_not_found'],
+      errors: ['agent_not_found', 'agent_version_not_found', 'tests_failed', 'insufficient_role'],
     }),
   );
   app.post('/:id/versions/:n/publish', async (c) => {
     const agent = await loadAgent(deps.db, c.var.tenant.id, c.req.param('id'));
-    const updated = await publishAgentVersion(deps.db, agent.tenantId, agent.id, versionNumber(c.req.param('n')));
+    const n = versionNumber(c.req.param('n'));
+    // The body is optional: `{force, reason}` only to publish past failing tests.
+    const body = c.req.header('content-type') ? await readJson(c, PublishBody) : {};
+    let forced: { reason: string; state: string } | undefined;
+    if (agent.requirePassingTests) {
+      if (!(await getAgentVersion(deps.db, agent.tenantId, agent.id, n)))
+        throw errors.notFound('agent_version', String(n));
+      const gate = await testGate(deps.db, agent, n);
+      if (gate.state !== 'passing') {
+        if (!body.force) throw testsFailed(n, gate);
+        assertMayForcePublish(c.var.principal);
+        forced = { reason: forceReason(body.reason, '/reason'), state: gate.state };
+      }
+    }
+    const updated = await publishAgentVersion(deps.db, agent.tenantId, agent.id, n);
     if (!updated) throw errors.notFound('agent_version', c.req.param('n'));
     await audit(
       deps.db,
       c,
       'agent.version_published',
       { type: 'agent', id: agent.id },
-      { version: updated.publishedVersion, previous_version: agent.publishedVersion },
+      {
+        version: updated.publishedVersion,
+        previous_version: agent.publishedVersion,
+        ...(forced ? { forced: true, reason: forced.reason, test_state: forced.state } : {}),
+      },
     );
     return c.json(agentView(updated));
   });

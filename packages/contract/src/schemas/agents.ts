@@ -15,6 +15,11 @@ export const AgentSchema = component(
     name: z.string(),
     published_version: z.int().nullable(),
     latest_version: z.int(),
+    require_passing_tests: z
+      .boolean()
+      .describe(
+        'Publishing needs a passing test run of the version (issue 22); owners may publish anyway with a reason',
+      ),
     created_at: timestamp,
     updated_at: timestamp,
   }),
@@ -159,7 +164,13 @@ export type FlowTriggerTest = z.infer<typeof FlowTriggerTestSchema>;
 // ---- request bodies ------------------------------------------------------------------------
 
 /** `POST /v1/agents` and `POST /v1/agents/{id}/versions`: a config (checked by the API's loader). */
-export const NewAgentVersionBody = z.strictObject({ config: z.unknown(), publish: z.boolean().optional() });
+export const NewAgentVersionBody = z.strictObject({
+  config: z.unknown(),
+  publish: z.boolean().optional(),
+  /** Owners, under `require_passing_tests`: publish this new (untested) version anyway, with `publish_reason`. */
+  force_publish: z.boolean().optional(),
+  publish_reason: z.string().trim().min(1).max(1000).optional(),
+});
 export type NewAgentVersionBody = z.input<typeof NewAgentVersionBody>;
 
 /** `POST /v1/agents/validate`. */

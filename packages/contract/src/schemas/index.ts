@@ -10,6 +10,7 @@
 // biome-ignore-all assist/source/organizeImports: the order of these exports is the order of the components in the OpenAPI document
 export * from './errors.ts';
 export * from './agents.ts';
+export * from './agent-tests.ts';
 export * from './conversations.ts';
 export * from './handoff.ts';
 export * from './runs.ts';

@@ -14,6 +14,7 @@ describe('the API schemas', () => {
       // Messages and runs carry citations: the knowledge shapes load with them.
       ...['KnowledgeBase', 'KnowledgeBaseList', 'KnowledgeDocument', 'KnowledgeDocumentList', 'KnowledgeChunk'],
       ...['KnowledgeSearchResult', 'KnowledgeChunkList', 'Citation'],
+      ...['AgentTest', 'AgentTestList', 'AgentTestsExport', 'TestCaseResult', 'TestRun', 'TestRunList', 'TestGate'],
       ...['Message', 'Conversation', 'HandoffState', 'ConversationDetail', 'ConversationList'],
       ...['InboxItem', 'InboxList', 'HeldMessage', 'HandoffResult', 'ConversationEvent', 'ConversationEventList'],
       ...['MemberAvailability', 'Availability', 'BusinessHours', 'Run'],

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { prebuilt } from '../prebuilt.ts';
@@ -102,6 +102,8 @@ export async function listConversations(
       .where(
         and(
           eq(conversations.tenantId, tenantId),
+          // Test conversations (issue 22) live with their test run's results, not among customers'.
+          isNull(conversations.test),
           page.agentId ? eq(conversations.agentId, page.agentId) : undefined,
           page.before ? lt(conversations.id, page.before) : undefined,
           ...conversationFilterSql(page),

@@ -1,7 +1,7 @@
 import type { Message } from '@agentry/llm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
-import { conversations, messages } from '../schema.ts';
+import { type ConversationTest, conversations, messages } from '../schema.ts';
 import { withTenantScope } from '../tenant-scope.ts';
 import type { Conversation } from './conversations.ts';
 
@@ -24,6 +24,8 @@ export async function createConversationWithHistory(
     agentVersion: number | null;
     context: Record<string, unknown>;
     history: Message[];
+    /** A test conversation's fixtures and model (issue 22). */
+    test?: ConversationTest;
   },
 ): Promise<Conversation> {
   const { history, ...fields } = input;
