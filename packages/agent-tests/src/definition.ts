@@ -1,4 +1,4 @@
-import { schemaNodeIssues } from '@agentry/config';
+import { argumentsValidator, schemaNodeIssues } from '@agentry/config';
 import { type AgentTestDefinition, AgentTestDefinitionSchema } from '@agentry/contract/schemas';
 import type { FieldIssue } from '@agentry/errors';
 import { RE2JS } from 're2js';
@@ -29,8 +29,20 @@ export function checkTestDefinition(
   }
   const definition = parsed.data;
   const issues: FieldIssue[] = [];
-  const schemaAt = (path: string, node: unknown) => {
-    for (const issue of schemaNodeIssues(node)) issues.push({ ...issue, path: `${prefix}${path}${issue.path}` });
+  const schemaAt = (path: string, node: Record<string, unknown>) => {
+    const found = schemaNodeIssues(node);
+    for (const issue of found) issues.push({ ...issue, path: `${prefix}${path}${issue.path}` });
+    if (found.length > 0) return;
+    // What the subset allows must also compile (patterns are RE2: no lookaround, no backreferences).
+    try {
+      argumentsValidator(node);
+    } catch (error) {
+      issues.push({
+        path: `${prefix}${path}`,
+        code: 'invalid_schema',
+        message: `the schema does not compile: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
   };
   definition.turns.forEach((turn, t) => {
     turn.expect.forEach((expectation, e) => {
