@@ -1,4 +1,4 @@
-import type { FakeRequest, FakeTurn } from '@agentry/testkit';
+import { type FakeRequest, type FakeTurn, startTestMcpServer, type TestMcpServer } from '@agentry/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { leaveConfig } from './test-support/flow-configs.ts';
 import { call, createTenant, type Harness, readSse, runModes, startHarness } from './test-support/harness.ts';
@@ -103,13 +103,16 @@ const REFUND_CASE = {
 describe.each(modes)('test conversations that gate publishing (%s)', (mode) => {
   let h: Harness;
   let key: string;
+  let mcp: TestMcpServer;
   const flaky = { n: 0 };
   beforeAll(async () => {
     h = await startHarness(mode, 'openai');
+    mcp = await startTestMcpServer();
     key = await createTenant(h);
     h.llm.setResponder(agentModel(flaky));
   }, 60_000);
   afterAll(async () => {
+    await mcp?.close();
     await h?.close();
   });
   beforeEach(() => h.endpoint.reset());
@@ -315,6 +318,73 @@ describe.each(modes)('test conversations that gate publishing (%s)', (mode) => {
     // The conversation stayed with the bot and nobody's inbox heard of it.
     expect((await api('GET', `/v1/conversations/${conversationId}`)).json.mode).toBe('bot');
     expect((await api('GET', '/v1/inbox')).json.data).toEqual([]);
+  });
+
+  it('MCP tools, client tools and approvals answer from fixtures: the server, the browser and people hear nothing', async () => {
+    const config = {
+      basic_settings: { name: 'Desk', background: 'DESK' },
+      mcp_servers: [{ name: 'desk', url: mcp.url }],
+      tools: [
+        { name: 'open_form', description: 'Open a form in the browser', type: 'client' },
+        {
+          name: 'wipe_account',
+          description: 'Delete the account',
+          parameters: { type: 'object', properties: {} },
+          endpoint: { url: `${h.endpoint.url}/wipe`, method: 'POST' },
+          approval: 'always',
+        },
+      ],
+    };
+    const agent = await api('POST', '/v1/agents', { config });
+    expect(agent.status).toBe(201);
+    h.llm.setResponder((req) => {
+      const last = (req.body.messages ?? []).at(-1);
+      if (last?.role === 'tool')
+        return {
+          type: 'reply',
+          text: `Results: ${JSON.stringify(req.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content))}`,
+        };
+      return {
+        type: 'reply',
+        toolCalls: [
+          { name: 'desk__echo', arguments: { text: 'hello' } },
+          { name: 'open_form', arguments: {} },
+          { name: 'wipe_account', arguments: {} },
+        ],
+      };
+    });
+    try {
+      const callsBefore = mcp.calls.length;
+      const { run } = await runTests(agent.json.id, {
+        cases: [
+          {
+            name: 'All kinds of tools',
+            turns: [
+              {
+                user: 'Do everything',
+                expect: [
+                  { type: 'tool_called', tool: 'desk__echo' },
+                  { type: 'reply_contains', text: 'ECHOED-BY-FIXTURE' },
+                  { type: 'reply_contains', text: 'FORM-FILLED' },
+                ],
+              },
+            ],
+            fixtures: [
+              { tool: 'desk__echo', output: 'ECHOED-BY-FIXTURE' },
+              { tool: 'open_form', output: { value: 'FORM-FILLED' } },
+              { tool: 'wipe_account', decision: 'decline' },
+            ],
+          },
+        ],
+      });
+      expect(run.status, JSON.stringify(run.results)).toBe('passed');
+      const calls = run.results[0].attempts[0].turns[0].tool_calls;
+      expect(calls.find((c: any) => c.name === 'wipe_account')).toMatchObject({ is_error: true });
+      expect(mcp.calls.length).toBe(callsBefore);
+      expect(h.endpoint.requests).toEqual([]);
+    } finally {
+      h.llm.setResponder(agentModel(flaky));
+    }
   });
 
   it('cases are checked, stored with revisions, exported and imported as JSON', async () => {
