@@ -64,4 +64,5 @@ ALTER TABLE "test_runs" ADD CONSTRAINT "test_runs_agent_id_agents_id_fk" FOREIGN
 CREATE UNIQUE INDEX "agent_tests_agent_name_idx" ON "agent_tests" USING btree ("agent_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "test_case_results_run_position_idx" ON "test_case_results" USING btree ("test_run_id","position");--> statement-breakpoint
 CREATE INDEX "test_runs_agent_version_idx" ON "test_runs" USING btree ("agent_id","agent_version","created_at");--> statement-breakpoint
-CREATE INDEX "test_runs_active_idx" ON "test_runs" USING btree ("heartbeat_at") WHERE "test_runs"."status" in ('queued', 'running');
+CREATE INDEX "test_runs_active_idx" ON "test_runs" USING btree ("heartbeat_at") WHERE "test_runs"."status" in ('queued', 'running');--> statement-breakpoint
+CREATE INDEX "conversations_test_run_idx" ON "conversations" USING btree (("test"->>'testRunId')) WHERE "conversations"."test" is not null;

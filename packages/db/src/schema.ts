@@ -189,6 +189,8 @@ export const conversations = pgTable(
   },
   (t) => [
     index('conversations_tenant_idx').on(t.tenantId, t.createdAt),
+    // A test run's conversations (issue 22), to remove them with it.
+    index('conversations_test_run_idx').on(sql`(${t.test}->>'testRunId')`).where(sql`${t.test} is not null`),
     // The inbox: the few conversations people hold or wait for, however many the tenant has.
     index('conversations_inbox_idx')
       .on(t.tenantId, t.modeChangedAt)

@@ -5,6 +5,7 @@ import { newId } from '../ids.ts';
 import {
   agents,
   agentTests,
+  conversations,
   type PlannedTestCase,
   type TestRunStatusValue,
   testCaseResults,
@@ -246,7 +247,7 @@ export async function createTestRun(
   db: Db,
   tenantId: string,
   input: NewTestRun,
-  limits: { maxActivePerTenant: number },
+  limits: { maxActivePerTenant: number; keepPerAgent?: number },
 ): Promise<TestRunRow> {
   return withTenantScope(db, tenantId, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`test-runs:${tenantId}`}, 0))`);
@@ -267,8 +268,39 @@ export async function createTestRun(
       .insert(testRuns)
       .values({ id: newId(), tenantId, ...input, caseCount: input.cases.length, heartbeatAt: sql`now()` })
       .returning();
+    await pruneTestRuns(tx, tenantId, input.agentId, limits.keepPerAgent ?? KEPT_TEST_RUNS);
     return row!;
   });
+}
+
+/** Finished test runs kept per agent: older ones go with their results and test conversations. */
+export const KEPT_TEST_RUNS = 50;
+
+/**
+ * Removes an agent's finished test runs beyond the newest `keep` (results by cascade) and their
+ * test conversations (messages and runs by cascade): CI that tests every push never fills the
+ * database. Bounded work per new run: at most the few runs that just fell off the end.
+ */
+async function pruneTestRuns(tx: Tx, tenantId: string, agentId: string, keep: number): Promise<void> {
+  const old = await tx
+    .select({ id: testRuns.id })
+    .from(testRuns)
+    .where(
+      and(
+        eq(testRuns.tenantId, tenantId),
+        eq(testRuns.agentId, agentId),
+        notInArray(testRuns.status, ['queued', 'running']),
+      ),
+    )
+    .orderBy(desc(testRuns.createdAt), desc(testRuns.id))
+    .offset(keep)
+    .limit(20);
+  if (old.length === 0) return;
+  const ids = old.map((r) => r.id);
+  await tx
+    .delete(conversations)
+    .where(and(eq(conversations.tenantId, tenantId), inArray(sql`${conversations.test}->>'testRunId'`, ids)));
+  await tx.delete(testRuns).where(inArray(testRuns.id, ids));
 }
 
 /** Removes a test run that could not be queued (nothing half-written). */
