@@ -10,7 +10,7 @@ import { admit, createAdmission, runBacklog } from './http/admission.ts';
 import { type AuthVariables, requireTenantKey } from './http/auth.ts';
 import { MAX_BODY_BYTES } from './http/body.ts';
 import { httpMetrics } from './http/http-metrics.ts';
-import { IDEMPOTENCY_LEASE_MARGIN_MS, idempotency } from './http/idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_MS, idempotency } from './http/idempotency.ts';
 import { rateLimit } from './http/limits.ts';
 import { problemResponse } from './http/problem.ts';
 import { requestLogger } from './http/request-logger.ts';
@@ -155,10 +155,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   const tenantScoped = new Hono<{ Variables: AuthVariables }>();
   tenantScoped.use('*', requireTenantKey(deps.db, deps.secretBox, { cache: deps.apiKeyCache }));
   tenantScoped.use('*', rateLimit(deps.rateLimit));
-  tenantScoped.use(
-    '*',
-    idempotency(deps.db, { leaseMs: deps.idempotencyLeaseMs ?? deps.runWaitMs + IDEMPOTENCY_LEASE_MARGIN_MS }),
-  );
+  tenantScoped.use('*', idempotency(deps.db, { leaseMs: deps.idempotencyLeaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS }));
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/agents', agentTestRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps, runs));

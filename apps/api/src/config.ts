@@ -25,6 +25,7 @@ import {
 } from '@agentry/runner';
 import { type WebhookSettings, webhookSettingsFromEnv } from '@agentry/webhooks';
 import type { AdmissionOptions } from './http/admission.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_MS } from './http/idempotency.ts';
 import type { MailSettings } from './mail/mailer.ts';
 
 /** Everything the API process needs, read once from the environment. */
@@ -52,7 +53,7 @@ export interface ApiConfig {
   logLevel: (typeof LOG_LEVELS)[number];
   /** How long `POST …/messages` waits for the run before answering 202. */
   runWaitMs: number;
-  /** IDEMPOTENCY_LEASE_MS (default RUN_WAIT_MS + 30 s): after it, a dead request's key is taken over. */
+  /** IDEMPOTENCY_LEASE_MS (default 15 s, renewed while the request works): after it, a dead request's key is taken over. */
   idempotencyLeaseMs: number;
   /** Event streams (SSE) one API process keeps open at most; past it `503 too_many_streams`. */
   maxEventStreams: number;
@@ -138,7 +139,7 @@ export function readApiConfig(env: Env, embedded: boolean): ApiConfig {
     ],
     logLevel: envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     runWaitMs,
-    idempotencyLeaseMs: envInt(env, 'IDEMPOTENCY_LEASE_MS', runWaitMs + 30_000, [1000, 3_600_000]),
+    idempotencyLeaseMs: envInt(env, 'IDEMPOTENCY_LEASE_MS', DEFAULT_IDEMPOTENCY_LEASE_MS, [1000, 3_600_000]),
     maxEventStreams: envInt(env, 'MAX_EVENT_STREAMS', 10_000, [1, 1_000_000]),
     maxEventStreamsPerVisitor: envInt(env, 'MAX_EVENT_STREAMS_PER_VISITOR', 5, [1, 10_000]),
     workerConcurrency: envInt(env, 'WORKER_CONCURRENCY', 8, [1, 1000]),

@@ -170,3 +170,40 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect([tooLong.status, tooLong.json.code]).toEqual([400, 'invalid_idempotency_key']);
   });
 });
+
+describe('Idempotency-Key leases are renewed while the request works', () => {
+  let h: Harness;
+  let key: string;
+  beforeAll(async () => {
+    // A lease far shorter than the request's wait: only renewals keep the key the first request's.
+    h = await startHarness('embedded', 'openai', { env: { IDEMPOTENCY_LEASE_MS: '1000', RUN_WAIT_MS: '10000' } });
+    key = await createTenant(h);
+  }, 120_000);
+  afterAll(() => h?.close());
+
+  it('a retry during a long wait answers 409 in use (not taken over); after the answer it is replayed', async () => {
+    const agent = (await call(h, 'POST', '/v1/agents', { key, body: { config: seedConfig() } })).json.id;
+    const conversation = (await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agent } })).json.id;
+    h.llm.enqueue({ type: 'reply', text: 'Slow answer', delayMs: 4000 });
+    const send = () =>
+      fetch(`${h.platform.url}/v1/conversations/${conversation}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'long-wait' },
+        body: JSON.stringify({ content: 'hello' }),
+      });
+    const first = send();
+    // Three leases later: without renewals the key would be taken over by now.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const during = await send();
+    expect(during.status).toBe(409);
+    expect(((await during.json()) as { code: string }).code).toBe('idempotency_key_in_use');
+    const answered = await first;
+    expect(answered.status).toBe(200);
+    const run = (await answered.json()) as { id: string; reply: string };
+    expect(run.reply).toBe('Slow answer');
+    const replayed = await send();
+    expect([replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(((await replayed.json()) as { id: string }).id).toBe(run.id);
+    expect(h.llm.requests).toHaveLength(1);
+  });
+});

@@ -7,6 +7,7 @@ import {
   type IdempotentResource,
   idempotencyKeyInUse,
   releaseIdempotencyKey,
+  renewIdempotencyKey,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -14,8 +15,11 @@ import type { AuthVariables } from './auth.ts';
 
 const MAX_KEY_LENGTH = 255;
 
-/** How much longer than `RUN_WAIT_MS` a reservation is held by default: the rest of a request. */
-export const IDEMPOTENCY_LEASE_MARGIN_MS = 30_000;
+/**
+ * A reservation's lease by default: renewed every third of it while its request works, so it only
+ * needs to outlast a renewal missed to a hiccup, and a dead request's key is taken over soon after.
+ */
+export const DEFAULT_IDEMPOTENCY_LEASE_MS = 15_000;
 
 /** A request's hold on its key, for the route: link what it creates, or answer with what was. */
 export interface IdempotencyScope extends IdempotencyHold {
@@ -37,10 +41,10 @@ declare module 'hono' {
  * refused (422), and one still being handled answers 409 while its lease (`leaseMs`) runs. A
  * reservation whose lease ran out without an answer belongs to a request that died: the next retry
  * takes it over, and the route answers with what the dead request created (`createdBefore`) or
- * runs again. Only 2xx JSON answers are kept.
+ * runs again. A live request renews its lease as it works. Only 2xx JSON answers are kept.
  *
  * @example
- * app.use('*', idempotency(db, { leaseMs: runWaitMs + IDEMPOTENCY_LEASE_MARGIN_MS }));
+ * app.use('*', idempotency(db, { leaseMs: DEFAULT_IDEMPOTENCY_LEASE_MS }));
  */
 export function idempotency(db: Db, options: { leaseMs: number }): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async (c, next) => {
@@ -72,12 +76,23 @@ export function idempotency(db: Db, options: { leaseMs: number }): MiddlewareHan
       return c.json(record.responseBody as object, record.statusCode as 200);
     }
     c.set('idempotency', { ...hold, ...(claim.resource ? { created: claim.resource } : {}) });
+    // Renewed while the request works (a run's wait may last RUN_WAIT_MS): one write per third of
+    // a lease per request in flight; a failed renewal is retried at the next tick.
+    const renewal = setInterval(
+      () => {
+        renewIdempotencyKey(db, hold, options.leaseMs).catch(() => false);
+      },
+      Math.max(250, Math.floor(options.leaseMs / 3)),
+    );
+    renewal.unref();
     try {
       await next();
     } catch (error) {
+      clearInterval(renewal);
       await releaseIdempotencyKey(db, hold);
       throw error;
     }
+    clearInterval(renewal);
     const type = c.res.headers.get('content-type') ?? '';
     // Only successes are kept: a refused or failed request may be retried with the same key.
     if (c.res.status < 200 || c.res.status >= 300 || !/json/.test(type)) {

@@ -155,6 +155,26 @@ export function idempotencyKeyInUse(retryAfterMs = 1000): AppError {
   });
 }
 
+/**
+ * Extends a live request's hold by `leaseMs` from now (the database's clock), while it has no
+ * answer; false when the request no longer holds the key. A request renews while it works, so a
+ * short lease still covers a long wait and a dead request's key is taken over soon after it died.
+ *
+ * @example
+ * await renewIdempotencyKey(db, hold, 15_000);
+ */
+export async function renewIdempotencyKey(db: Db, hold: IdempotencyHold, leaseMs: number): Promise<boolean> {
+  const lease = sql`now() + ${`${Math.max(0, Math.round(leaseMs))} milliseconds`}::interval`;
+  const rows = await withTenantScope(db, hold.tenantId, (tx) =>
+    tx
+      .update(idempotencyKeys)
+      .set({ lockedUntil: lease })
+      .where(and(heldBy(hold), isNull(idempotencyKeys.statusCode), isNotNull(idempotencyKeys.lockedUntil)))
+      .returning({ key: idempotencyKeys.key }),
+  );
+  return rows.length > 0;
+}
+
 /** Stores the request's answer for replay, if the request still holds the key. */
 export async function completeIdempotencyKey(
   db: Db,
