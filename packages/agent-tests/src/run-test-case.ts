@@ -128,7 +128,9 @@ export async function playCase(
     };
     attempt.turns.push(result);
     if (!completed) {
-      attempt.error = `The turn's run ended ${run.status}${run.error ? `: ${run.error.message}` : ''}`;
+      attempt.error = FINAL_RUN_STATUSES.includes(run.status)
+        ? `The turn's run ended ${run.status}${run.error ? `: ${run.error.message}` : ''}`
+        : `The turn's run did not end within ${Math.round(deps.turnTimeoutMs / 1000)} s (still ${run.status})`;
       break;
     }
   }
