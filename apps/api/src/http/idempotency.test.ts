@@ -26,7 +26,8 @@ describe('Idempotency-Key on creating POSTs', () => {
   let h: Harness;
   let key: string;
   beforeAll(async () => {
-    h = await startHarness('embedded', 'openai');
+    // A lease far shorter than a run's wait: only its renewals keep a live request's key (one case below).
+    h = await startHarness('embedded', 'openai', { env: { IDEMPOTENCY_LEASE_MS: '1000' } });
     key = await createTenant(h);
   }, 120_000);
   afterAll(() => h?.close());
@@ -169,21 +170,11 @@ describe('Idempotency-Key on creating POSTs', () => {
     const tooLong = await post('/v1/agents', { config: seedConfig() }, 'x'.repeat(256));
     expect([tooLong.status, tooLong.json.code]).toEqual([400, 'invalid_idempotency_key']);
   });
-});
-
-describe('Idempotency-Key leases are renewed while the request works', () => {
-  let h: Harness;
-  let key: string;
-  beforeAll(async () => {
-    // A lease far shorter than the request's wait: only renewals keep the key the first request's.
-    h = await startHarness('embedded', 'openai', { env: { IDEMPOTENCY_LEASE_MS: '1000', RUN_WAIT_MS: '10000' } });
-    key = await createTenant(h);
-  }, 120_000);
-  afterAll(() => h?.close());
 
   it('a retry during a long wait answers 409 in use (not taken over); after the answer it is replayed', async () => {
     const agent = (await call(h, 'POST', '/v1/agents', { key, body: { config: seedConfig() } })).json.id;
     const conversation = (await call(h, 'POST', '/v1/conversations', { key, body: { agent_id: agent } })).json.id;
+    const asked = h.llm.requests.length;
     h.llm.enqueue({ type: 'reply', text: 'Slow answer', delayMs: 4000 });
     const send = () =>
       fetch(`${h.platform.url}/v1/conversations/${conversation}/messages`, {
@@ -204,6 +195,6 @@ describe('Idempotency-Key leases are renewed while the request works', () => {
     const replayed = await send();
     expect([replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
     expect(((await replayed.json()) as { id: string }).id).toBe(run.id);
-    expect(h.llm.requests).toHaveLength(1);
+    expect(h.llm.requests.length - asked).toBe(1);
   });
 });
