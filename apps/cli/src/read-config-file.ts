@@ -37,9 +37,13 @@ export async function readConfigFile(file: string): Promise<ReadResult> {
   }
 }
 
-/** A config file read and checked, or the exit code after its problem was written to `err`. */
+/**
+ * A config file read and checked (`document`: the file's JSON as written, what an upload sends;
+ * `hash`: its content hash, as the platform computes it), or the exit code after its problem was
+ * written to `err`.
+ */
 export type LoadedConfig =
-  | { ok: true; config: AgentConfig; hash: string }
+  | { ok: true; config: AgentConfig; hash: string; document: unknown }
   | { ok: false; code: (typeof exitCode)[keyof typeof exitCode] };
 
 /**
@@ -65,5 +69,5 @@ export async function loadValidConfig(file: string, io: Io): Promise<LoadedConfi
     io.err(`✗ ${file} is not a valid config:\n${formatIssues(loaded.issues)}\n`);
     return { ok: false, code: exitCode.invalid };
   }
-  return { ok: true, config: loaded.config, hash: loaded.hash };
+  return { ok: true, config: loaded.config, hash: loaded.hash, document: read.document };
 }

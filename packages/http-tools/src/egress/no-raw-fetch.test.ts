@@ -26,6 +26,9 @@ const allowed: Record<string, string> = {
     'calls only the injected `options.fetch` (a PageFetcher): ingestion passes `createEgressPageFetcher`, the egress guard',
   'packages/knowledge/src/crawl/robots-rules.ts':
     'fetches robots.txt only through the injected PageFetcher (the egress guard’s, as the crawl does)',
+  'apps/cli/src/api-client.ts':
+    'the CLI (`agentry test`) calls the Agentry API at the URL the person running it gave (`--api-url`), from their ' +
+    'machine or CI: not a tenant value reaching the platform, and never a platform code path',
   'apps/api/src/test-support/harness.ts':
     'test harness: calls the platform under test on its own local URL (not tenant-controlled, never shipped code paths)',
   'apps/api/src/test-support/accounts.ts':
