@@ -2,6 +2,7 @@ import { type FakeRequest, type FakeTurn, startTestMcpServer, type TestMcpServer
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { leaveConfig } from './test-support/flow-configs.ts';
 import { call, createTenant, type Harness, readSse, runModes, startHarness } from './test-support/harness.ts';
+import { waitForDocument } from './test-support/knowledge.ts';
 
 const modes = runModes('agent tests');
 
@@ -382,6 +383,37 @@ describe.each(modes)('test conversations that gate publishing (%s)', (mode) => {
       expect(calls.find((c: any) => c.name === 'wipe_account')).toMatchObject({ is_error: true });
       expect(mcp.calls.length).toBe(callsBefore);
       expect(h.endpoint.requests).toEqual([]);
+    } finally {
+      h.llm.setResponder(agentModel(flaky));
+    }
+  });
+
+  it('a citation names a document of a knowledge base (auto retrieval, real search)', async () => {
+    const base = await api('POST', '/v1/knowledge-bases', { name: `Policies ${mode}` });
+    const doc = await api('POST', `/v1/knowledge-bases/${base.json.id}/documents`, {
+      title: 'Returns handbook',
+      text: 'Refunds\n\nRefunds are paid within 14 days after the parcel arrives.',
+    });
+    expect((await waitForDocument(h, key, base.json.id, doc.json.id)).status).toBe('ready');
+    const agent = await api('POST', '/v1/agents', {
+      config: { basic_settings: { name: 'Helper' }, knowledge: { bases: [base.json.name], mode: 'auto' } },
+    });
+    h.llm.setResponder(() => ({ type: 'reply', text: 'Refunds take 14 days [1].' }));
+    try {
+      const turn = (document: string) => ({
+        name: `cites ${document}`,
+        turns: [{ user: 'How long do refunds take?', expect: [{ type: 'cited', document }] }],
+      });
+      const { run } = await runTests(agent.json.id, { cases: [turn('returns handbook'), turn('Shipping guide')] });
+      const byName = Object.fromEntries(run.results.map((r: any) => [r.name, r]));
+      expect(byName['cites returns handbook'].passed).toBe(true);
+      expect(byName['cites Shipping guide'].attempts[0].turns[0].expectations[0].detail).toBe(
+        'cited "Returns handbook", not "Shipping guide"',
+      );
+      expect(byName['cites returns handbook'].attempts[0].turns[0].citations[0]).toMatchObject({
+        document_id: doc.json.id,
+        title: 'Returns handbook',
+      });
     } finally {
       h.llm.setResponder(agentModel(flaky));
     }
