@@ -21,6 +21,25 @@ describe('ProblemError, the browser apps’ one error of a failed call', () => {
       errors: [{ path: '/name', code: 'required', message: 'Name it' }],
     });
     expect(invalid.problem.errors).toEqual([{ path: '/name', code: 'required', message: 'Name it' }]);
+    expect(invalid.problem.details).toBeUndefined();
+  });
+
+  it('keeps an error’s extra members as its details (a refused publish names the failing cases)', () => {
+    const refused = ProblemError.fromResponse(409, {
+      type: 'about:blank',
+      title: 'Tests failed',
+      status: 409,
+      detail: 'This agent requires passing tests to publish',
+      code: 'tests_failed',
+      state: 'failing',
+      test_run_id: 'r1',
+      failing_cases: ['Refund a broken order'],
+    });
+    expect(refused.problem.details).toEqual({
+      state: 'failing',
+      test_run_id: 'r1',
+      failing_cases: ['Refund a broken order'],
+    });
   });
 
   it('makes a problem of an answer that is not problem+json, and of no answer at all', () => {

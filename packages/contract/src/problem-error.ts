@@ -8,7 +8,12 @@ export interface ClientProblem extends Omit<Problem, 'type'> {
   type?: string;
   /** Seconds from a `Retry-After` header (429, 503). */
   retryAfter?: number;
+  /** The error's extra members (its safe `details`, e.g. a 409 `tests_failed`'s `failing_cases`). */
+  details?: Record<string, unknown>;
 }
+
+/** The members every problem has; anything else an answer carries is the error's details. */
+const PROBLEM_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'code', 'instance', 'errors']);
 
 /**
  * The error the dashboard and the widget throw for a failed API call: `kind` `network` (no answer
@@ -64,12 +69,14 @@ export class ProblemError extends Error {
 export function toProblem(status: number, body: unknown): ClientProblem {
   if (body && typeof body === 'object' && 'code' in body) {
     const b = body as Partial<Problem>;
+    const details = Object.fromEntries(Object.entries(body).filter(([key]) => !PROBLEM_MEMBERS.has(key)));
     return {
       title: b.title ?? String(b.code),
       status: b.status ?? status,
       detail: b.detail ?? '',
       code: String(b.code),
       ...(Array.isArray(b.errors) ? { errors: b.errors } : {}),
+      ...(Object.keys(details).length > 0 ? { details } : {}),
     };
   }
   return {

@@ -3,6 +3,15 @@ import { authHeaders, sessionExpired } from '../auth/session-store.ts';
 import { apiBase } from './api-base.ts';
 
 /**
+ * What a body schema of the contract accepts (some bodies are exported as schemas without input
+ * types; imported as types only, zod stays out of the bundle).
+ *
+ * @example
+ * type NewBase = Input<typeof CreateKnowledgeBaseBody>;
+ */
+export type Input<S extends { _zod: { input: unknown } }> = S['_zod']['input'];
+
+/**
  * One request to the API with the sign-in's headers; network failures become ProblemError
  * `network_error`, aborts stay AbortError. The response is returned as is (streams included).
  */

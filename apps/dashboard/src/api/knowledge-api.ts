@@ -9,7 +9,7 @@ import type {
   Page,
   PatchKnowledgeBaseBody,
 } from '@agentry/contract/schemas';
-import { apiFetch } from './client.ts';
+import { apiFetch, type Input } from './client.ts';
 import { type UploadProgress, uploadForm } from './upload.ts';
 
 const enc = encodeURIComponent;
@@ -17,8 +17,6 @@ const enc = encodeURIComponent;
 /** A chunk as the document's chunk list gives it (no search score). */
 export type StoredChunk = Omit<KnowledgeChunk, 'score'>;
 
-/** What a body schema accepts (the contract exports these schemas without input types; zod stays out of the bundle). */
-type Input<S extends { _zod: { input: unknown } }> = S['_zod']['input'];
 export type NewBase = Input<typeof CreateKnowledgeBaseBody>;
 export type BasePatch = Input<typeof PatchKnowledgeBaseBody>;
 export type NewDocument = Input<typeof CreateKnowledgeDocumentBody>;

@@ -2,7 +2,7 @@
 export type Route =
   | { name: 'agents' }
   | { name: 'new-agent' }
-  | { name: 'agent'; id: string; tab: EditorTab }
+  | ({ name: 'agent'; id: string; tab: EditorTab } & TestsView)
   | ({ name: 'conversations' } & ConversationFilter)
   | { name: 'conversation'; id: string }
   | { name: 'inbox'; id?: string }
@@ -14,6 +14,12 @@ export type Route =
   | { name: 'forgot-password' }
   | { name: 'reset-password'; token: string }
   | { name: 'confirm-email'; token: string };
+
+/** What the Tests tab shows besides its list: a case in the editor (`new`: a new one) or a test run. */
+export interface TestsView {
+  testId?: string;
+  testRunId?: string;
+}
 
 /** The conversation list's search and filters, as they appear in the URL (shareable, back-button safe). */
 export interface ConversationFilter {
@@ -35,6 +41,7 @@ export const EDITOR_TABS = [
   'prompt',
   'playground',
   'versions',
+  'tests',
 ] as const;
 export type EditorTab = (typeof EDITOR_TABS)[number];
 
@@ -75,13 +82,20 @@ export function filterParams(filter: ConversationFilter): URLSearchParams {
   return params;
 }
 
+/** `#/agents/{id}/tests/{testId}` or `#/agents/{id}/tests/runs/{runId}` (ids are UUIDs, never `runs`). */
+function testsView(parts: string[]): TestsView {
+  if (parts[2] !== 'tests') return {};
+  if (parts[3] === 'runs') return parts[4] ? { testRunId: parts[4] } : {};
+  return parts[3] ? { testId: parts[3] } : {};
+}
+
 export function parseRoute(hash: string): Route {
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const params = new URLSearchParams(query);
   if (parts[0] === 'agents' && parts[1] === 'new') return { name: 'new-agent' };
   if (parts[0] === 'agents' && parts[1])
-    return { name: 'agent', id: parts[1], tab: isTab(parts[2]) ? parts[2] : 'settings' };
+    return { name: 'agent', id: parts[1], tab: isTab(parts[2]) ? parts[2] : 'settings', ...testsView(parts) };
   if (parts[0] === 'inbox') return parts[1] ? { name: 'inbox', id: parts[1] } : { name: 'inbox' };
   if (parts[0] === 'conversations' && parts[1]) return { name: 'conversation', id: parts[1] };
   if (parts[0] === 'conversations') return { name: 'conversations', ...readFilter(params) };
@@ -109,8 +123,18 @@ export function routeHref(route: Route): string {
       return '#/agents';
     case 'new-agent':
       return '#/agents/new';
-    case 'agent':
-      return `#/agents/${encodeURIComponent(route.id)}${route.tab === 'settings' ? '' : `/${route.tab}`}`;
+    case 'agent': {
+      const tab = route.tab === 'settings' ? '' : `/${route.tab}`;
+      const view =
+        route.tab !== 'tests'
+          ? ''
+          : route.testRunId
+            ? `/runs/${encodeURIComponent(route.testRunId)}`
+            : route.testId
+              ? `/${encodeURIComponent(route.testId)}`
+              : '';
+      return `#/agents/${encodeURIComponent(route.id)}${tab}${view}`;
+    }
     case 'conversations': {
       const query = filterParams(route).toString();
       return query ? `#/conversations?${query}` : '#/conversations';

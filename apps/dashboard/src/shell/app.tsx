@@ -137,7 +137,15 @@ function Screen({ route }: { route: Route }) {
     case 'new-agent':
       return <EditorPage key="editor" initialTab="settings" />;
     case 'agent':
-      return <EditorPage key="editor" agentId={route.id} initialTab={route.tab} />;
+      return (
+        <EditorPage
+          key="editor"
+          agentId={route.id}
+          initialTab={route.tab}
+          {...(route.testId ? { testId: route.testId } : {})}
+          {...(route.testRunId ? { testRunId: route.testRunId } : {})}
+        />
+      );
     case 'conversations': {
       const { name: _name, ...filter } = route;
       return <ConversationsPage filter={filter} />;

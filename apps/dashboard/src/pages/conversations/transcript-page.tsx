@@ -7,6 +7,7 @@ import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';
 import { TakeOverButton } from '../inbox/take-over-button.tsx';
 import { RunTrace } from '../playground/run-trace.tsx';
+import { SaveAsTestButton } from '../tests/save-as-test-button.tsx';
 import { downloadJson } from './download-json.ts';
 
 /** One conversation's messages in order, each run's trace on demand, and a JSON export. */
@@ -34,6 +35,12 @@ export function TranscriptPage({ id }: { id: string }) {
         </div>
         <div className="inline">
           {conversation ? <TakeOverButton id={id} mode={conversation.handoff?.mode ?? conversation.mode} /> : null}
+          {conversation ? (
+            <SaveAsTestButton
+              conversationId={id}
+              disabled={!conversation.messages.some((m) => m.role === 'user' && !m.author)}
+            />
+          ) : null}
           <button
             type="button"
             className="secondary"

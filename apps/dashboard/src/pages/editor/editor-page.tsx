@@ -1,5 +1,5 @@
 import { type AgentConfigDocument, ProblemError } from '@agentry/contract';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { IssuesContext } from '../../components/issues-context.tsx';
@@ -16,9 +16,10 @@ import {
   visibleIssues,
 } from '../../config/plain-issues.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
-import type { EditorTab } from '../../router/routes.ts';
+import type { EditorTab, TestsView } from '../../router/routes.ts';
 import { navigate, setLeaveGuard } from '../../router/use-route.ts';
 import { PlaygroundPanel } from '../playground/playground-panel.tsx';
+import { GateBadge, isTestsFailed, NewVersionGateBadge, PublishRefusal } from '../tests/publish-gate.tsx';
 import { VersionsPanel } from '../versions/versions-panel.tsx';
 import { ActionBooksForm } from './action-books-form.tsx';
 import { BasicSettingsForm } from './basic-settings-form.tsx';
@@ -38,8 +39,21 @@ interface Saved {
   text: string;
 }
 
+/** The tests' screens load on first use. */
+const TestsPanel = lazy(() => import('../tests/tests-panel.tsx'));
+
+/** A publish the tests refused, and how to publish anyway (owners, with a reason). */
+interface Refusal {
+  error: ProblemError;
+  force: (reason: string) => Promise<void>;
+}
+
 /** Builds, checks, tests, versions and chats with one agent. The draft config is the single truth. */
-export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: string; initialTab: EditorTab }) {
+export function EditorPage({
+  agentId: routeAgentId,
+  initialTab,
+  ...testsView
+}: { agentId?: string; initialTab: EditorTab } & TestsView) {
   const { t } = useI18n();
   const [config, setConfig] = useState<AgentConfigDocument>(() =>
     routeAgentId ? blankConfig() : (takePendingDraft() ?? blankConfig()),
@@ -50,10 +64,17 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
   const [saved, setSaved] = useState<Saved>();
   /** The version chats use (null: none published), to say what the draft is based on. */
   const [liveVersion, setLiveVersion] = useState<number | null>(null);
+  /** The agent's `require_passing_tests`: publishing needs the version's tests to pass. */
+  const [requireTests, setRequireTests] = useState(false);
+  const [refusal, setRefusal] = useState<Refusal>();
+  /** Bumped when a test run ends: the publish button's gate state is read again. */
+  const [gateKey, setGateKey] = useState(0);
   const [agentId, setAgentId] = useState(routeAgentId);
   const [loading, setLoading] = useState(Boolean(routeAgentId));
   const [error, setError] = useState<unknown>();
   const [tab, setTab] = useState<EditorTab>(initialTab);
+  // A link into the editor (a saved test opening from the playground) changes the tab from outside.
+  useEffect(() => setTab(initialTab), [initialTab]);
   const [refreshKey, setRefreshKey] = useState(0);
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState('');
@@ -79,6 +100,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
       const version = await agentsApi.version(routeAgentId, agent.latest_version);
       if (!live || !version.config) return;
       setLiveVersion(agent.published_version);
+      setRequireTests(agent.require_passing_tests);
       setAgentId(routeAgentId);
       setConfig(version.config);
       setSaved({ agentId: routeAgentId, version: version.version, text: JSON.stringify(version.config) });
@@ -103,7 +125,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
   }, []);
 
   const save = useCallback(
-    async (publish: boolean): Promise<Saved> => {
+    async (publish: boolean, force?: { reason: string }): Promise<Saved> => {
       // Trying to save is asking what is left to fix: every issue shows from now on.
       showAll();
       setSaving(true);
@@ -119,7 +141,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
           setLiveVersion(created.published_version);
           navigate({ name: 'agent', id: created.id, tab }, true);
         } else {
-          const version = await agentsApi.addVersion(agentId, snapshot, publish);
+          const version = await agentsApi.addVersion(agentId, snapshot, publish, force);
           result = { agentId, version: version.version, text: JSON.stringify(snapshot) };
           setSaved(result);
           if (version.published) setLiveVersion(version.version);
@@ -130,7 +152,8 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
       } catch (e) {
         // A config the loader refused is already listed, field by field, in plain words (every
         // issue shows after a save attempt): a banner repeating "2 problems" would only alarm.
-        if (!(e instanceof ProblemError && e.problem.errors?.length)) setError(e);
+        // A publish the tests refused has its own panel (the caller's).
+        if (!(e instanceof ProblemError && e.problem.errors?.length) && !isTestsFailed(e)) setError(e);
         throw e;
       } finally {
         setSaving(false);
@@ -138,6 +161,49 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
     },
     [agentId, config, tab, t, showAll],
   );
+
+  /** Publishes the saved version as it is (under the gate: the version whose tests ran). */
+  const publishSaved = useCallback(
+    async (force?: { reason: string }) => {
+      if (!agentId || !saved) return;
+      setSaving(true);
+      setError(undefined);
+      try {
+        await agentsApi.publish(agentId, saved.version, force);
+        setLiveVersion(saved.version);
+        setNotice(t('editor.publishedNotice', { version: saved.version }));
+        setRefreshKey((k) => k + 1);
+      } finally {
+        setSaving(false);
+      }
+    },
+    [agentId, saved, t],
+  );
+
+  /**
+   * "Save & publish". Under the gate an unchanged draft publishes its saved version (the one its
+   * tests ran on) instead of a new, untested copy; a refusal shows why and, for owners, how to
+   * publish anyway.
+   */
+  const publishDraft = useCallback(async () => {
+    setRefusal(undefined);
+    const savedAsIs = requireTests && saved !== undefined && !dirty;
+    const attempt = (force?: { reason: string }) =>
+      savedAsIs ? publishSaved(force) : save(true, force).then(() => {});
+    try {
+      await attempt();
+    } catch (e) {
+      if (isTestsFailed(e))
+        setRefusal({
+          error: e,
+          force: async (reason) => {
+            await attempt({ reason });
+            setRefusal(undefined);
+          },
+        });
+      else if (savedAsIs) setError(e);
+    }
+  }, [requireTests, saved, dirty, publishSaved, save]);
 
   // The playground reuses the saved version while the draft is unchanged, instead of piling up copies.
   const saveDraftForChat = useCallback(async () => {
@@ -171,6 +237,7 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
     ...(agentId ? [{ id: 'prompt' as const, label: t('editor.tab.prompt') }] : []),
     { id: 'playground' as const, label: t('editor.tab.playground') },
     ...(agentId ? [{ id: 'versions' as const, label: t('editor.tab.versions') }] : []),
+    ...(agentId ? [{ id: 'tests' as const, label: t('editor.tab.tests') }] : []),
   ];
   const name = config.basic_settings?.name || t('editor.untitled');
   if (loading) return <p role="status">{t('common.loading')}</p>;
@@ -200,8 +267,16 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
             >
               {t('editor.saveDraft')}
             </button>
-            <button type="button" id="save-publish" disabled={saving} onClick={() => save(true).catch(() => {})}>
-              {t('editor.savePublish')}
+            <button type="button" id="save-publish" disabled={saving} onClick={() => void publishDraft()}>
+              {t('editor.savePublish')}{' '}
+              <PublishGateState
+                agentId={agentId}
+                requireTests={requireTests}
+                dirty={dirty}
+                saved={saved?.version}
+                live={liveVersion}
+                refresh={`${refreshKey}:${gateKey}`}
+              />
             </button>
           </div>
         </header>
@@ -214,6 +289,14 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
           <p className="banner">{t('editor.validationUnavailable', { message: validation.message })}</p>
         ) : null}
         <ErrorBanner error={error} />
+        {refusal && agentId ? (
+          <PublishRefusal
+            agentId={agentId}
+            error={refusal.error}
+            onForce={refusal.force}
+            onClose={() => setRefusal(undefined)}
+          />
+        ) : null}
         <IssueSummary
           issues={issues}
           onJump={(nextTab, id) => {
@@ -252,6 +335,8 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
               agentId={agentId}
               refreshKey={refreshKey}
               dirty={dirty}
+              requireTests={requireTests}
+              onRequireTestsChange={setRequireTests}
               onPublished={(version) => {
                 // The editor follows the live version, so "Save & publish" never silently
                 // re-publishes the newer draft it held before the roll back.
@@ -271,10 +356,43 @@ export function EditorPage({ agentId: routeAgentId, initialTab }: { agentId?: st
               }}
             />
           ) : null}
+          {tab === 'tests' && agentId ? (
+            <Suspense fallback={<p role="status">{t('common.loading')}</p>}>
+              <TestsPanel
+                agentId={agentId}
+                config={config}
+                refreshKey={refreshKey}
+                requireTests={requireTests}
+                onRequireTestsChange={setRequireTests}
+                onTestRunFinished={() => setGateKey((k) => k + 1)}
+                {...testsView}
+              />
+            </Suspense>
+          ) : null}
         </div>
       </div>
     </IssuesContext.Provider>
   );
+}
+
+interface PublishGateStateProps {
+  agentId: string | undefined;
+  requireTests: boolean;
+  dirty: boolean;
+  saved: number | undefined;
+  live: number | null;
+  refresh: string;
+}
+
+/**
+ * Under the gate, what "Save & publish" would meet: changes make a new, untested version; an
+ * unchanged draft publishes its saved version, whose tests' state shows; the live one, nothing.
+ */
+function PublishGateState({ agentId, requireTests, dirty, saved, live, refresh }: PublishGateStateProps) {
+  if (!requireTests || !agentId) return null;
+  if (dirty || saved === undefined) return <NewVersionGateBadge />;
+  if (saved === live) return null;
+  return <GateBadge agentId={agentId} version={saved} refresh={refresh} id="save-publish-gate" />;
 }
 
 /** What the draft is based on, and whether that is what chats use. */

@@ -6,6 +6,7 @@ import { applyRunEvent, emptyLiveRun, type LiveRun } from '../../api/live-run.ts
 import { ErrorBanner } from '../../components/error-banner.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { routeHref } from '../../router/routes.ts';
+import { SaveAsTestButton } from '../tests/save-as-test-button.tsx';
 import { FlowTrace } from './flow-trace.tsx';
 import { CitationsView } from './knowledge-trace.tsx';
 import { LiveRunView } from './live-run-view.tsx';
@@ -134,6 +135,9 @@ export function PlaygroundPanel({ saveDraft, draftKey }: PlaygroundProps) {
         ) : (
           <span className="muted">{t('playground.help')}</span>
         )}
+        {session ? (
+          <SaveAsTestButton conversationId={session.conversationId} disabled={busy || turns.length === 0} replace />
+        ) : null}
       </div>
       {stale ? (
         <p className="banner" role="status">

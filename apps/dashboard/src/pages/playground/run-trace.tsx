@@ -74,9 +74,12 @@ interface ToolCallViewProps {
   errorCode?: string;
   /** A stored response of a tool with `cache`. */
   cached?: boolean;
+  /** Answered by a test's fixture: nothing was sent. */
+  fixture?: boolean;
 }
 
-export function ToolCallView({ name, args, output, isError, durationMs, errorCode, cached }: ToolCallViewProps) {
+export function ToolCallView(props: ToolCallViewProps) {
+  const { name, args, output, isError, durationMs, errorCode, cached, fixture } = props;
   const { t } = useI18n();
   const hits = name === 'search_knowledge' && !isError ? knowledgeHits(output) : undefined;
   return (
@@ -88,6 +91,11 @@ export function ToolCallView({ name, args, output, isError, durationMs, errorCod
         {cached ? (
           <span className="badge" title={t('trace.cachedHint')}>
             {t('trace.cached')}
+          </span>
+        ) : null}
+        {fixture ? (
+          <span className="badge badge-fixture" title={t('trace.fixtureHint')}>
+            {t('trace.fixture')}
           </span>
         ) : null}
       </p>

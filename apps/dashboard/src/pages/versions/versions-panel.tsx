@@ -1,4 +1,4 @@
-import type { AgentConfigDocument } from '@agentry/contract';
+import type { AgentConfigDocument, ProblemError } from '@agentry/contract';
 import type { AgentVersion, ConfigChange } from '@agentry/contract/schemas';
 import { useEffect, useState } from 'react';
 import { agentsApi } from '../../api/agents-api.ts';
@@ -9,6 +9,7 @@ import { useLoad } from '../../components/use-load.ts';
 import type { Translate } from '../../config/plain-issues.ts';
 import { formatDate } from '../../i18n/format-date.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
+import { GateBadge, isTestsFailed, PublishRefusal, RequireTestsToggle } from '../tests/publish-gate.tsx';
 import { DiffTable } from './diff-table.tsx';
 
 interface VersionsPanelProps {
@@ -17,13 +18,17 @@ interface VersionsPanelProps {
   refreshKey: number;
   /** The editor holds changes a roll back would replace (the confirmation says so). */
   dirty: boolean;
+  /** The agent's `require_passing_tests`: each draft's publish button shows its tests' state. */
+  requireTests: boolean;
+  onRequireTestsChange: (value: boolean) => void;
   /** `version` went live; the editor reloads it (it is what chats now use). */
   onPublished: (version: number) => void;
   onLoad: (config: AgentConfigDocument, version: number) => void;
 }
 
 /** History, publish / roll back in one click, and a side-by-side diff of any two versions. */
-export function VersionsPanel({ agentId, refreshKey, dirty, onPublished, onLoad }: VersionsPanelProps) {
+export function VersionsPanel(props: VersionsPanelProps) {
+  const { agentId, refreshKey, dirty, requireTests, onRequireTestsChange, onPublished, onLoad } = props;
   const { t, lang } = useI18n();
   // refreshKey is how the editor asks for a reload after a save.
   const loaded = useLoad(async () => [...(await agentsApi.versions(agentId))].sort((x, y) => y.version - x.version), {
@@ -35,6 +40,7 @@ export function VersionsPanel({ agentId, refreshKey, dirty, onPublished, onLoad 
   const [pair, setPair] = useState<{ a: number; b: number }>();
   const [diff, setDiff] = useState<ConfigChange[]>();
   const [busy, setBusy] = useState<number>();
+  const [refusal, setRefusal] = useState<{ version: number; error: ProblemError }>();
 
   useEffect(() => {
     const [newest, previous] = versions ?? [];
@@ -55,15 +61,19 @@ export function VersionsPanel({ agentId, refreshKey, dirty, onPublished, onLoad 
   }, [agentId, pair]);
 
   const published = versions?.find((v) => v.published)?.version;
-  const publish = async (version: number) => {
+  /** Publishes `version`; with `force` an owner publishes past its tests (a failure then goes to the refusal's form). */
+  const publish = async (version: number, force?: { reason: string }) => {
     setBusy(version);
     try {
       setError(undefined);
-      await agentsApi.publish(agentId, version);
+      await agentsApi.publish(agentId, version, force);
+      setRefusal(undefined);
       await loaded.reload();
       onPublished(version);
     } catch (e) {
-      setError(e);
+      if (force) throw e;
+      if (isTestsFailed(e)) setRefusal({ version, error: e });
+      else setError(e);
     } finally {
       setBusy(undefined);
     }
@@ -79,6 +89,15 @@ export function VersionsPanel({ agentId, refreshKey, dirty, onPublished, onLoad 
   };
   return (
     <div className="stack">
+      <RequireTestsToggle agentId={agentId} value={requireTests} onChange={onRequireTestsChange} />
+      {refusal ? (
+        <PublishRefusal
+          agentId={agentId}
+          error={refusal.error}
+          onForce={(reason) => publish(refusal.version, { reason })}
+          onClose={() => setRefusal(undefined)}
+        />
+      ) : null}
       <Loaded data={versions} error={error ?? loaded.error}>
         {(list) => (
           <ListTable
@@ -113,6 +132,9 @@ export function VersionsPanel({ agentId, refreshKey, dirty, onPublished, onLoad 
                         onConfirm={() => publish(v.version)}
                       />
                     )}
+                    {requireTests && !v.published ? (
+                      <GateBadge agentId={agentId} version={v.version} refresh={refreshKey} />
+                    ) : null}
                     <button type="button" className="secondary small" onClick={() => load(v.version)}>
                       {t('versions.load')}
                     </button>
