@@ -138,7 +138,12 @@ describe('chunkDocument', () => {
         }
         expect(at).toBe(chunks.length);
       }),
-      { numRuns: 300 },
+      {
+        numRuns: 300,
+        examples: [
+          [[{ headingPath: [], text: 'aaaaaaaaaaaa aaaaaaaaaaab', page: null }], { maxTokens: 8, overlapTokens: 4 }],
+        ],
+      },
     );
   });
 });

@@ -53,6 +53,9 @@ export function hardSplit(text: string, budget: number): string[] {
     // Never split a surrogate pair.
     const code = rest.charCodeAt(cut - 1);
     if (cut > 1 && code >= 0xd800 && code <= 0xdbff) cut--;
+    // Whitespace after the cut goes with the head (a chunk's end is trimmed): the next slice starts
+    // at a word, so a word that fits the budget is never split for the space in front of it.
+    while (cut < rest.length && /\s/.test(rest[cut]!)) cut++;
     const head = rest.slice(0, cut);
     const headMeasure = measureText(head);
     out.push(head);
