@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startTestRunWorker, TEST_RUN_QUEUE_NAME, type TestRunJobData, type TestRunWorker } from '@agentry/agent-tests';
+import {
+  startTestRunWorker,
+  TEST_RUN_QUEUE_NAME,
+  type TestRunJobData,
+  type TestRunWorker,
+  testRunDependencies,
+} from '@agentry/agent-tests';
 import { type Database, openDatabase } from '@agentry/db';
 import {
   createEgressPolicy,
@@ -35,7 +41,7 @@ import {
   type RunControl,
   type RunEventBus,
 } from '@agentry/run-events';
-import { createRunService, tenantEmbeddings } from '@agentry/run-service';
+import { tenantEmbeddings } from '@agentry/run-service';
 import { type RunWorker, startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createLogger, processMetrics, startTelemetry, trackRunEvents } from '@agentry/telemetry';
@@ -216,17 +222,16 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       onError: (error) => runLogger.warn({ err: error }, 'knowledge sweeper failed'),
     });
     testRuns = startTestRunWorker({
-      deps: {
+      deps: testRunDependencies({
         db: database.db,
-        runs: createRunService({ db: database.db, scheduler, control, models: config.models, secretBox, events }),
         scheduler,
+        control,
         events,
         models: config.models,
         secretBox,
         guardedFetch: egressModelFetch(egress),
-        judgeModel: config.tests.judgeModel,
-        turnTimeoutMs: config.tests.turnTimeoutMs,
-      },
+        settings: config.tests,
+      }),
       queue: testsQueue,
       startWorker: (handler, options) =>
         testsInProcess ? testsInProcess.startWorker(handler, options) : startBullWorker(testsBull!, handler, options),

@@ -1,4 +1,9 @@
-import { startTestRunWorker, TEST_RUN_QUEUE_NAME, type TestRunJobData } from '@agentry/agent-tests';
+import {
+  startTestRunWorker,
+  TEST_RUN_QUEUE_NAME,
+  type TestRunJobData,
+  testRunDependencies,
+} from '@agentry/agent-tests';
 import { openDatabase } from '@agentry/db';
 import { EnvError } from '@agentry/env';
 import { createEgressPolicy, createRedisToolResultCache, egressModelFetch } from '@agentry/http-tools';
@@ -11,7 +16,7 @@ import {
 } from '@agentry/knowledge';
 import { createBullQueue, createRedisScheduler, startBullWorker } from '@agentry/queue';
 import { createRedisBus, createRedisRunControl } from '@agentry/run-events';
-import { createRunService, tenantEmbeddings } from '@agentry/run-service';
+import { tenantEmbeddings } from '@agentry/run-service';
 import { startRunWorker } from '@agentry/runner';
 import { createSecretBox } from '@agentry/secrets';
 import { createLogger, processMetrics, startTelemetry } from '@agentry/telemetry';
@@ -135,17 +140,16 @@ async function main(): Promise<void> {
   const testsBull = { ...redis, queueName: TEST_RUN_QUEUE_NAME, jobName: 'test-run' };
   const testsQueue = createBullQueue<TestRunJobData>(testsBull);
   const testRuns = startTestRunWorker({
-    deps: {
+    deps: testRunDependencies({
       db: database.db,
-      runs: createRunService({ db: database.db, scheduler, control, models: config.models, secretBox, events }),
       scheduler,
+      control,
       events,
       models: config.models,
       secretBox,
       guardedFetch: egressModelFetch(egress),
-      judgeModel: config.tests.judgeModel,
-      turnTimeoutMs: config.tests.turnTimeoutMs,
-    },
+      settings: config.tests,
+    }),
     queue: testsQueue,
     startWorker: (handler, options) => startBullWorker(testsBull, handler, { ...options, lockMs: config.jobLockMs }),
     concurrency: config.tests.concurrency,

@@ -22,4 +22,4 @@ export {
   type TestRunWorker,
   type TestRunWorkerOptions,
 } from './test-run-job.ts';
-export { type TestRunSettings, testRunSettingsFromEnv } from './test-run-settings.ts';
+export { type TestRunSettings, testRunDependencies, testRunSettingsFromEnv } from './test-run-settings.ts';

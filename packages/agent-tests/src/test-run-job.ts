@@ -13,7 +13,14 @@ import {
 } from '@agentry/db';
 import { isAppError } from '@agentry/errors';
 import { createModel, type ModelProviderSettings, resolveModelSpec } from '@agentry/models';
-import type { JobHandler, JobQueue, JobWorker, WorkerOptions } from '@agentry/queue';
+import {
+  type JobHandler,
+  type JobQueue,
+  type JobWorker,
+  type SweptWorker,
+  startSweptWorker,
+  type WorkerOptions,
+} from '@agentry/queue';
 import { loadTenantModelSettings, prepareVersion } from '@agentry/run-service';
 import type { SecretBox } from '@agentry/secrets';
 import { checkTestDefinition } from './definition.ts';
@@ -237,10 +244,7 @@ export interface TestRunWorkerOptions {
   onError?(error: unknown): void;
 }
 
-export interface TestRunWorker {
-  sweep(): Promise<number>;
-  stop(): Promise<void>;
-}
+export type TestRunWorker = SweptWorker;
 
 /**
  * Starts the test-run consumer (BullMQ's worker or the in-process runner's) and a low-rate sweeper
@@ -250,9 +254,6 @@ export interface TestRunWorker {
  * const tests = startTestRunWorker({ deps, queue, startWorker: (h, o) => startBullWorker(testsBull, h, o) });
  */
 export function startTestRunWorker(options: TestRunWorkerOptions): TestRunWorker {
-  const worker = options.startWorker((job) => executeTestRun(options.deps, job.data), {
-    concurrency: options.concurrency ?? DEFAULT_TEST_RUN_CONCURRENCY,
-  });
   const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
   const sweep = async () => {
     const before = new Date(Date.now() - staleAfterMs);
@@ -266,19 +267,12 @@ export function startTestRunWorker(options: TestRunWorkerOptions): TestRunWorker
     }
     return queued;
   };
-  const interval = options.sweepIntervalMs ?? 60_000;
-  const timer =
-    interval > 0
-      ? setInterval(() => {
-          sweep().catch((error: unknown) => options.onError?.(error));
-        }, interval)
-      : undefined;
-  timer?.unref();
-  return {
+  return startSweptWorker<TestRunJobData>({
+    startWorker: options.startWorker,
+    handler: (job) => executeTestRun(options.deps, job.data),
+    concurrency: options.concurrency ?? DEFAULT_TEST_RUN_CONCURRENCY,
     sweep,
-    async stop() {
-      clearInterval(timer);
-      await worker.close();
-    },
-  };
+    sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
 }

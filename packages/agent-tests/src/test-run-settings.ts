@@ -1,5 +1,7 @@
 import { type Env, EnvError, envInt, envString } from '@agentry/env';
-import { DEFAULT_TEST_RUN_CONCURRENCY } from './test-run-job.ts';
+import type { RunEventBus } from '@agentry/run-events';
+import { createRunService, type RunServiceDeps } from '@agentry/run-service';
+import { DEFAULT_TEST_RUN_CONCURRENCY, type TestRunDependencies } from './test-run-job.ts';
 
 /** The operator's settings of test runs (issue 22), read by each app's `config.ts`. */
 export interface TestRunSettings {
@@ -27,5 +29,36 @@ export function testRunSettingsFromEnv(env: Env): TestRunSettings {
     maxActivePerTenant: envInt(env, 'TEST_RUNS_PER_TENANT', 3, [1, 100]),
     concurrency: envInt(env, 'TEST_RUN_CONCURRENCY', DEFAULT_TEST_RUN_CONCURRENCY, [1, 32]),
     turnTimeoutMs: envInt(env, 'TEST_TURN_TIMEOUT_MS', 120_000, [1000, 3_600_000]),
+  };
+}
+
+/**
+ * What a test-run worker needs, from a process's parts: its own run service over the same
+ * database, scheduler and bus (the cases' turns start as any message's run does) and the settings.
+ *
+ * @example
+ * const deps = testRunDependencies({ db, scheduler, control, events, models, secretBox, guardedFetch, settings: config.tests });
+ */
+export function testRunDependencies(input: {
+  db: RunServiceDeps['db'];
+  scheduler: RunServiceDeps['scheduler'];
+  control: RunServiceDeps['control'];
+  events: RunEventBus;
+  models: RunServiceDeps['models'];
+  secretBox?: RunServiceDeps['secretBox'];
+  guardedFetch?: typeof fetch;
+  settings: TestRunSettings;
+}): TestRunDependencies {
+  const { db, scheduler, control, events, models, secretBox, guardedFetch, settings } = input;
+  return {
+    db,
+    runs: createRunService({ db, scheduler, control, models, secretBox, events }),
+    scheduler,
+    events,
+    models,
+    secretBox,
+    guardedFetch,
+    judgeModel: settings.judgeModel,
+    turnTimeoutMs: settings.turnTimeoutMs,
   };
 }

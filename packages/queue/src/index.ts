@@ -12,6 +12,7 @@ export {
   type SubmitOutcome,
   startReconciler,
 } from './scheduler/index.ts';
+export { type SweptWorker, startSweptWorker } from './swept-worker.ts';
 export type {
   Job,
   JobCounts,

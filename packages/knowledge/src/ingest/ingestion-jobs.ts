@@ -1,5 +1,12 @@
 import { type Db, requeueStaleKnowledgeDocument, staleKnowledgeDocuments } from '@agentry/db';
-import type { JobHandler, JobQueue, JobWorker, WorkerOptions } from '@agentry/queue';
+import {
+  type JobHandler,
+  type JobQueue,
+  type JobWorker,
+  type SweptWorker,
+  startSweptWorker,
+  type WorkerOptions,
+} from '@agentry/queue';
 import { type IngestDependencies, ingestDocument } from './ingest-document.ts';
 
 /** The payload of an ingestion job. */
@@ -38,11 +45,8 @@ export interface IngestionWorkerOptions {
   onError?(error: unknown): void;
 }
 
-export interface IngestionWorker {
-  /** Runs one sweep now (tests; the timer runs them otherwise). */
-  sweep(): Promise<number>;
-  stop(): Promise<void>;
-}
+/** The consumer and its sweeper (`sweep()` runs one pass now, for tests). */
+export type IngestionWorker = SweptWorker;
 
 /**
  * Starts ingestion: the queue's consumer runs {@link ingestDocument} per job (an infrastructure
@@ -64,29 +68,17 @@ export function startIngestionWorker(options: IngestionWorkerOptions): Ingestion
         await options.queue.enqueue(knowledgeJobId(document), { tenantId, documentId: document.id });
       }),
   };
-  const worker = options.startWorker(
-    async (job) => {
+  const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
+  return startSweptWorker<KnowledgeJobData>({
+    startWorker: options.startWorker,
+    handler: async (job) => {
       await ingestDocument(deps, job.data.tenantId, job.data.documentId);
     },
-    { concurrency: options.concurrency ?? DEFAULT_INGESTION_CONCURRENCY },
-  );
-  const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
-  const sweep = () => sweepStaleDocuments(options.deps.db, options.queue, staleAfterMs);
-  const interval = options.sweepIntervalMs ?? 60_000;
-  const timer =
-    interval > 0
-      ? setInterval(() => {
-          sweep().catch((error: unknown) => options.onError?.(error));
-        }, interval)
-      : undefined;
-  timer?.unref();
-  return {
-    sweep,
-    async stop() {
-      clearInterval(timer);
-      await worker.close();
-    },
-  };
+    concurrency: options.concurrency ?? DEFAULT_INGESTION_CONCURRENCY,
+    sweep: () => sweepStaleDocuments(options.deps.db, options.queue, staleAfterMs),
+    sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
 }
 
 /** Queues again (new generation) the documents left unfinished since before `staleAfterMs`. */
