@@ -2,6 +2,7 @@ import type { ActionBook, AgentConfigDocument } from '@agentry/contract';
 import { Field } from '../../components/field.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { useIssueCount } from '../../components/issues-context.tsx';
+import { MoveButtons } from '../../components/move-buttons.tsx';
 import { TextField } from '../../components/text-field.tsx';
 import { blankActionBook } from '../../config/agent-config.ts';
 import { moveItem } from '../../config/config-edit.ts';
@@ -65,24 +66,7 @@ function ActionBookCard({ book, index, count, toolNames, edit, move }: CardProps
       <header className="card-header">
         <h3>{t('actions.card', { n: index + 1 })}</h3>
         <div className="inline">
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveUp')}
-            disabled={index === 0}
-            onClick={() => move(index - 1)}
-          >
-            ↑
-          </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveDown')}
-            disabled={index === count - 1}
-            onClick={() => move(index + 1)}
-          >
-            ↓
-          </button>
+          <MoveButtons first={index === 0} last={index === count - 1} onMove={(step) => move(index + step)} />
           <button type="button" className="secondary small" onClick={() => edit(['action_books', index], undefined)}>
             {t('common.remove')}
           </button>

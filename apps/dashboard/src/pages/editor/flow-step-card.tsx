@@ -2,6 +2,7 @@ import type { AgentConfigDocument, FlowConfig, FlowStepConfig } from '@agentry/c
 import { Field } from '../../components/field.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { useIssueCount } from '../../components/issues-context.tsx';
+import { MoveButtons } from '../../components/move-buttons.tsx';
 import { SelectField, TextField } from '../../components/text-field.tsx';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { FlowBranchesEditor } from './flow-branches-editor.tsx';
@@ -43,24 +44,7 @@ export function FlowStepCard(props: StepCardProps) {
           {index + 1}. {t(`flows.type.${step.type}`)}
         </strong>
         <div className="inline">
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveUp')}
-            disabled={index === 0}
-            onClick={() => onMove(-1)}
-          >
-            ↑
-          </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveDown')}
-            disabled={last}
-            onClick={() => onMove(1)}
-          >
-            ↓
-          </button>
+          <MoveButtons first={index === 0} last={last} onMove={onMove} />
           <button type="button" className="secondary small" onClick={onRemove}>
             {t('common.remove')}
           </button>

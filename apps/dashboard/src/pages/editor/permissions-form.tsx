@@ -3,6 +3,7 @@ import { ConditionEditor } from '../../components/condition-editor.tsx';
 import { Field } from '../../components/field.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { useIssueCount } from '../../components/issues-context.tsx';
+import { MoveButtons } from '../../components/move-buttons.tsx';
 import { SelectField, TextField } from '../../components/text-field.tsx';
 import { moveItem } from '../../config/config-edit.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
@@ -80,24 +81,7 @@ function RuleRow({ config, rule, index, count, edit, move, remove }: RuleRowProp
       <div className="card-header">
         <strong>{t('permissions.rule', { n: index + 1 })}</strong>
         <div className="inline">
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveUp')}
-            disabled={index === 0}
-            onClick={() => move(index - 1)}
-          >
-            ↑
-          </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveDown')}
-            disabled={index === count - 1}
-            onClick={() => move(index + 1)}
-          >
-            ↓
-          </button>
+          <MoveButtons first={index === 0} last={index === count - 1} onMove={(step) => move(index + step)} />
           <button type="button" className="secondary small" onClick={remove}>
             {t('common.remove')}
           </button>

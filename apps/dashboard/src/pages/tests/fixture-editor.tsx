@@ -5,6 +5,7 @@ import { ConditionEditor } from '../../components/condition-editor.tsx';
 import { Field } from '../../components/field.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { KeyValueEditor } from '../../components/key-value-editor.tsx';
+import { MoveButtons } from '../../components/move-buttons.tsx';
 import { fieldId } from '../../config/field-pointer.ts';
 import { useI18n } from '../../i18n/i18n-context.tsx';
 import { argumentNames, textArgumentNames } from '../editor/permissions-form.tsx';
@@ -39,24 +40,7 @@ export function FixtureEditor(props: FixtureEditorProps) {
       <div className="card-header">
         <strong>{t('tests.fixture.title', { n: index + 1 })}</strong>
         <div className="inline">
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveUp')}
-            disabled={index === 0}
-            onClick={() => onMove(index - 1)}
-          >
-            ↑
-          </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={t('common.moveDown')}
-            disabled={index === count - 1}
-            onClick={() => onMove(index + 1)}
-          >
-            ↓
-          </button>
+          <MoveButtons first={index === 0} last={index === count - 1} onMove={(step) => onMove(index + step)} />
           <button type="button" className="secondary small" id={`${fieldId(pointer)}-remove`} onClick={onRemove}>
             {t('common.remove')}
           </button>

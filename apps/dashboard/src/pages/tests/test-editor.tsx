@@ -7,6 +7,7 @@ import { ErrorBanner } from '../../components/error-banner.tsx';
 import { PointerIssues } from '../../components/issue-list.tsx';
 import { IssuesContext } from '../../components/issues-context.tsx';
 import { KeyValueEditor } from '../../components/key-value-editor.tsx';
+import { MoveButtons } from '../../components/move-buttons.tsx';
 import { TextField } from '../../components/text-field.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { useCanWrite } from '../../components/use-can-write.ts';
@@ -189,24 +190,11 @@ function Turns({ draft, config, edit }: SectionProps) {
           <div className="card-header">
             <strong>{t('tests.editor.turn', { n: i + 1 })}</strong>
             <div className="inline">
-              <button
-                type="button"
-                className="icon-button"
-                aria-label={t('common.moveUp')}
-                disabled={i === 0}
-                onClick={() => edit(['turns'], moveItem(turns, i, i - 1))}
-              >
-                ↑
-              </button>
-              <button
-                type="button"
-                className="icon-button"
-                aria-label={t('common.moveDown')}
-                disabled={i === turns.length - 1}
-                onClick={() => edit(['turns'], moveItem(turns, i, i + 1))}
-              >
-                ↓
-              </button>
+              <MoveButtons
+                first={i === 0}
+                last={i === turns.length - 1}
+                onMove={(step) => edit(['turns'], moveItem(turns, i, i + step))}
+              />
               <button
                 type="button"
                 className="secondary small"
