@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@agentry/testkit';
-import { api, startServices, stopChild } from './durable-runs.bench.ts';
 import type { BenchResult } from './run.ts';
 import { summarize } from './stats.ts';
+import { api, startServices, stopChild } from './support/platform.ts';
 import { cpuMs } from './support/proc.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

@@ -18,9 +18,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import type { startLocalTopology } from '../infra/local-topology.ts';
-import { mapLimit, type Services, startServices } from './durable-runs.bench.ts';
 import type { BenchResult } from './run.ts';
 import { summarize } from './stats.ts';
+import { mapLimit, type Services, startServices } from './support/platform.ts';
 import { cpuMeter, machineCpuMs, pidsByComm, postgresPids } from './support/proc.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

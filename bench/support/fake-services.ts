@@ -1,5 +1,5 @@
 /**
- * The durable-runs bench's stand-ins, in their own process so the measuring client's event loop
+ * The end-to-end benches' stand-ins, in their own process so the measuring client's event loop
  * does not also serve them: the fake LLM (OpenAI wire) and the recording server the agent's HTTP
  * tool calls. Prints one JSON line `{ llm, tool, pid }` once both listen; exits on SIGTERM.
  *
@@ -7,25 +7,30 @@
  * while the last message is not a tool result, the answer once it is. Requests for the model
  * named `fake-slow` wait `SLOW_MS` (default 2000) before answering; `fake-instant` answers at once.
  * A request that offers no tools (an agent without tools) gets the answer at once: one model call per run.
+ * The models `stream-instant` and `stream-paced` serve the streaming bench's workload
+ * (bench/support/streaming-workload.ts: a long answer in small stamped pieces).
  */
-import { type FakeRequest, startFakeLlm, startRecordingServer } from '@agentry/testkit';
+import { type FakeRequest, type FakeTurn, startFakeLlm, startRecordingServer } from '@agentry/testkit';
+import { streamingTurn } from './streaming-workload.ts';
 
 const setting = (name: string): string | undefined => process.env[name];
 const slowMs = Number(setting('SLOW_MS') ?? 2000);
 
-function responder(req: FakeRequest) {
+function responder(req: FakeRequest): FakeTurn {
+  const streaming = streamingTurn(req);
+  if (streaming) return streaming;
   const delayMs = req.body.model === 'fake-slow' ? slowMs : 0;
   const last = req.body.messages?.at(-1);
   if (last?.role === 'tool' || !req.body.tools?.length) {
     return {
-      type: 'reply' as const,
+      type: 'reply',
       text: 'Item 42 has 7 in stock; a colleague will follow up.',
       chunkSize: 16,
       delayMs,
     };
   }
   return {
-    type: 'reply' as const,
+    type: 'reply',
     toolCalls: [{ name: 'lookup_stock', arguments: { item: '42', email: 'ann@example.com' } }],
     delayMs,
   };

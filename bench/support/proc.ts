@@ -1,5 +1,5 @@
 /**
- * Resource readings from Linux /proc for the durable-runs bench: resident memory and CPU time of
+ * Resource readings from Linux /proc for the end-to-end benches: resident memory and CPU time of
  * processes, the Postgres backends serving one database, and a linear-regression slope.
  */
 import { readdirSync, readFileSync } from 'node:fs';

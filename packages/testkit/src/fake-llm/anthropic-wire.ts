@@ -94,11 +94,16 @@ function openingEvents(model: string, usage: ResolvedUsage): SseEvent[] {
 function blockEvents(
   index: number,
   start: Record<string, unknown>,
-  deltas: Array<Record<string, unknown>>,
+  deltas: Array<Record<string, unknown> | (() => Record<string, unknown>)>,
 ): SseEvent[] {
+  const wrap = (delta: Record<string, unknown>) => ({ type: 'content_block_delta', index, delta });
   return [
     { event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } },
-    ...deltas.map((delta) => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } })),
+    // A delta given as a function is built when written (`onTextPiece`), so its wrapper is too.
+    ...deltas.map((delta) => ({
+      event: 'content_block_delta',
+      data: typeof delta === 'function' ? () => wrap(delta()) : wrap(delta),
+    })),
     { event: 'content_block_stop', data: { type: 'content_block_stop', index } },
   ];
 }
@@ -115,7 +120,10 @@ function streamedBlocks(turn: FakeReplyTurn, size: number): SseEvent[] {
     events.push(...blockEvents(index++, { type: 'thinking', thinking: '', signature: '' }, deltas));
   }
   if (turn.text) {
-    const deltas = splitText(turn.text, size).map((text) => ({ type: 'text_delta', text }));
+    const rewrite = turn.onTextPiece;
+    const deltas = splitText(turn.text, size).map((text) =>
+      rewrite ? () => ({ type: 'text_delta', text: rewrite(text) }) : { type: 'text_delta', text },
+    );
     events.push(...blockEvents(index++, { type: 'text', text: '' }, deltas));
   }
   for (const call of turn.toolCalls ?? []) {

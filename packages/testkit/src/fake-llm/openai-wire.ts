@@ -112,9 +112,11 @@ function toolCallDeltas(turn: FakeReplyTurn, size: number): Array<Record<string,
 export function openaiStreamEvents(turn: FakeReplyTurn, ctx: OpenAiContext): SseEvent[] {
   const size = turn.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const chunk = chunkFactory(ctx);
-  const payloads = [chunk({ role: 'assistant', content: '', refusal: null })];
+  const payloads: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
   for (const piece of splitText(turn.reasoning ?? '', size)) payloads.push(chunk({ reasoning_content: piece }));
-  for (const piece of splitText(turn.text ?? '', size)) payloads.push(chunk({ content: piece }));
+  const rewrite = turn.onTextPiece;
+  for (const piece of splitText(turn.text ?? '', size))
+    payloads.push(rewrite ? () => chunk({ content: rewrite(piece) }) : chunk({ content: piece }));
   for (const delta of toolCallDeltas(turn, size)) payloads.push(chunk(delta));
   payloads.push(chunk({}, finishReason(turn)));
   if (ctx.includeUsage) payloads.push({ ...chunk({}), choices: [], usage: openaiUsage(resolveUsage(turn.usage)) });

@@ -107,6 +107,50 @@ describe('fake LLM server', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
 
+  it('sends what onTextPiece makes of each streamed text piece, on both wires', async () => {
+    const seen: string[] = [];
+    const onTextPiece = (piece: string) => {
+      seen.push(piece);
+      return piece.toUpperCase();
+    };
+    fake.enqueue(
+      { type: 'reply', text: 'abcdefgh', chunkSize: 3, onTextPiece },
+      { type: 'reply', text: 'ijklmn', chunkSize: 3, onTextPiece },
+    );
+    const pieces: string[] = [];
+    const stream = await openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+    });
+    for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
+    expect(pieces.filter(Boolean)).toEqual(['ABC', 'DEF', 'GH']);
+    const text = await anthropic.messages
+      .stream({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] })
+      .finalText();
+    expect(text).toBe('IJKLMN');
+    expect(seen).toEqual(['abc', 'def', 'gh', 'ijk', 'lmn']);
+  });
+
+  it('calls onTextPiece as each piece is written: pieces never written (client gone) are never made', async () => {
+    let made = 0;
+    const onTextPiece = (piece: string) => {
+      made++;
+      return piece;
+    };
+    fake.enqueue({ type: 'reply', text: 'z'.repeat(40), chunkSize: 4, chunkDelayMs: 200, onTextPiece });
+    const stream = await openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+    });
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) break;
+    // The fake notices the abort during its next pause; give it that moment, then nothing more is made.
+    await new Promise((done) => setTimeout(done, 300));
+    expect(made).toBeGreaterThanOrEqual(1);
+    expect(made).toBeLessThan(10);
+  });
+
   it('survives a client that aborts mid-stream and keeps serving', async () => {
     fake.enqueue({ type: 'reply', text: 'x'.repeat(400), chunkSize: 4, chunkDelayMs: 10 });
     const stream = await openai.chat.completions.create({

@@ -42,6 +42,14 @@ export interface FakeReplyTurn {
   delayMs?: number;
   /** Wait this long between two streamed events. */
   chunkDelayMs?: number;
+  /**
+   * Streaming only: called for each text piece at the moment it is written (not when the answer is
+   * built), and its result is sent instead, so a benchmark can stamp each delta's emission time.
+   *
+   * @example
+   * fake.enqueue({ type: 'reply', text: 'a'.repeat(40), chunkSize: 8, onTextPiece: (p) => `${Date.now()}`.slice(-8) });
+   */
+  onTextPiece?: (piece: string) => string;
 }
 
 /** An API error answer: that HTTP status and the protocol's error body. */
