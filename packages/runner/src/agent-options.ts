@@ -32,7 +32,7 @@ export interface LoopInputs {
  * down stops the loop at a checkpoint.
  */
 export function agentOptions(ctx: ProcessorContext, inputs: LoopInputs): AgentRunOptions {
-  const { deps, log, telemetry } = ctx;
+  const { deps, telemetry } = ctx;
   const { run, controller, setup, runTools, tools, history, writes } = inputs;
   const { signal } = controller;
   const { agent } = setup;
@@ -67,11 +67,10 @@ export function agentOptions(ctx: ProcessorContext, inputs: LoopInputs): AgentRu
             // `waiting` goes out once the run is parked (`pauseForInput`): a client that answers as
             // soon as it sees the prompt must find the run waiting, not still running.
             if (event.type === 'waiting') return;
-            // Not awaited: the loop does not wait a round trip per delta. One writer connection
-            // keeps events in order, and the final status is published (and awaited) after them.
-            void deps.events?.publish(run.id, event).catch((error: unknown) => {
-              log('warn', 'event publish failed', { runId: run.id, error: String(error) });
-            });
+            // Not awaited: the loop does not wait a round trip (nor a delta's merge) per event.
+            // `ctx.publish` keeps them in order with the processor's own, and the final status is
+            // published (and awaited) after them.
+            void ctx.publish(run.id, event);
           }
         : undefined,
     pendingInput: (calls) => unansweredInput(deps.db, agent, run, calls),

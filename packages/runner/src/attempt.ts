@@ -95,6 +95,8 @@ export async function attempt(ctx: ProcessorContext, job: Job, claimed: ClaimedR
     if (!appError.isRetryable) throw appError;
   } finally {
     clearInterval(beat);
+    // Every end publishes its buffered deltas: the ones with a final event already did, before it.
+    ctx.flushEvents(run.id);
     ctx.attempts.end(run.id);
   }
   ctx.faults.forget(run.id);

@@ -4,7 +4,7 @@ import type { KnowledgeSearch } from '@agentry/knowledge';
 import type { StdioServerDefinitions } from '@agentry/mcp';
 import type { ModelProviderSettings } from '@agentry/models';
 import type { RunScheduler } from '@agentry/queue';
-import type { RunControl, RunEventBus } from '@agentry/run-events';
+import { createDeltaCoalescer, type RunControl, type RunEventBus } from '@agentry/run-events';
 import type { SecretBox } from '@agentry/secrets';
 import type { RunTelemetry } from '@agentry/telemetry';
 import { createInfrastructureBackoff, type InfrastructureBackoff } from './infrastructure-faults.ts';
@@ -48,8 +48,8 @@ export interface RunExecutorDeps {
 
 export type RunLog = NonNullable<RunExecutorDeps['log']>;
 
-/** A run event as the processor publishes it (the loop's own events go out through `onEvent`). */
-export type ProcessorEvent = { type: string; final?: boolean; [k: string]: unknown };
+/** A run event as the processor publishes it (the loop's own events too, from `onEvent`). */
+export type ProcessorEvent = { type: string; final?: boolean };
 
 /**
  * What the parts of a run processor share: its deps, the attempts it runs, the infrastructure
@@ -63,8 +63,15 @@ export interface ProcessorContext {
   faults: InfrastructureBackoff;
   /** A checkpoint: what the attempt put off, in one transaction (a `db.checkpoint` span when telemetry is on). */
   checkpoint(run: Run, writes: WriteBehind): Promise<unknown>;
-  /** Publishes a run event; a failure is logged, never thrown (the run goes on). */
-  publish(runId: string, event: ProcessorEvent): Promise<void>;
+  /**
+   * Publishes a run event; a failure is logged, never thrown (the run goes on). Every event of a
+   * run goes through here — the loop's and the processor's — so that the run's deltas are merged
+   * (`createDeltaCoalescer`) without changing their order with the rest: a delta settles once its
+   * merged event is stored, within 25 ms; any other event goes at once, after the deltas before it.
+   */
+  publish<E extends ProcessorEvent>(runId: string, event: E): Promise<void>;
+  /** Publishes the run's buffered deltas now: its attempt ended, however it ended. */
+  flushEvents(runId: string): void;
 }
 
 /**
@@ -75,6 +82,8 @@ export interface ProcessorContext {
 export function createProcessorContext(deps: RunExecutorDeps): ProcessorContext {
   const log: RunLog = deps.log ?? (() => {});
   const telemetry = deps.telemetry;
+  // One per processor: a run's buffer lives only while it has text, so idle runs cost nothing.
+  const events = deps.events && createDeltaCoalescer(deps.events);
   return {
     deps,
     log,
@@ -83,9 +92,10 @@ export function createProcessorContext(deps: RunExecutorDeps): ProcessorContext 
     faults: createInfrastructureBackoff(),
     checkpoint: (run, writes) => (telemetry ? telemetry.traceCheckpoint(run, () => writes.commit()) : writes.commit()),
     async publish(runId, event) {
-      await deps.events?.publish(runId, event).catch((error: unknown) => {
+      await events?.publish(runId, event).catch((error: unknown) => {
         log('warn', 'event publish failed', { runId, error: String(error) });
       });
     },
+    flushEvents: (runId) => events?.flush(runId),
   };
 }

@@ -2,6 +2,7 @@ import type { RunEvent, RunEventBus } from '@agentry/run-events';
 import { processMetrics } from '@agentry/telemetry';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { perTick, sseFrame } from './sse-batches.ts';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -36,8 +37,9 @@ export function createLiveStreams(): LiveStreams {
  * Relays a long-lived bus stream (a tenant's inbox, a conversation's people events) as
  * Server-Sent Events until the client leaves. Without `Last-Event-ID` (or `?after=`) it starts at
  * the stream's end: what happens from now on (the client read the current state first); with one,
- * it resumes exactly after it. `map` shapes each event for the caller (undefined: not shown; ids
- * still advance). The reader blocks on the bus: an idle stream costs a heartbeat comment every 15 s.
+ * it resumes exactly after it; the events of one bus read go in one write. `map` shapes each event
+ * for the caller (undefined: not shown; ids still advance). The reader blocks on the bus: an idle
+ * stream costs a heartbeat comment every 15 s.
  * `fromStart`: from the stream's first event instead (a test run's progress); `only`: just this
  * event (what already ended), then the end.
  *
@@ -73,10 +75,15 @@ export function streamLiveEvents(
         if (shown) await stream.writeSSE({ event: String(shown.type), data: JSON.stringify(shown) });
         return;
       }
-      for await (const record of bus.subscribe(key, { ...(after ? { after } : {}), signal: controller.signal })) {
-        const shown = map(record.event);
-        if (!shown) continue;
-        await stream.writeSSE({ id: record.id, event: String(shown.type), data: JSON.stringify(shown) });
+      const records = bus.subscribe(key, { ...(after ? { after } : {}), signal: controller.signal });
+      // What one read of the bus returned goes to the client in one write.
+      for await (const batch of perTick(records)) {
+        let frames = '';
+        for (const record of batch) {
+          const shown = map(record.event);
+          if (shown) frames += sseFrame({ id: record.id, event: String(shown.type), data: JSON.stringify(shown) });
+        }
+        if (frames) await stream.write(frames);
       }
     } catch (error) {
       if (!controller.signal.aborted) throw error;

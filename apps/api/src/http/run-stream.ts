@@ -1,11 +1,12 @@
 import { isFinalRunStatus } from '@agentry/contract';
 import { type Db, listRunMessages, type Run } from '@agentry/db';
-import type { RunEventBus } from '@agentry/run-events';
+import type { RunEventBus, RunEventRecord } from '@agentry/run-events';
 import { processMetrics } from '@agentry/telemetry';
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { Principal } from './auth.ts';
 import type { RunFinishWatch } from './run-finish-watch.ts';
+import { perTick, sseFrame } from './sse-batches.ts';
 import { forPrincipal, runView, VISITOR_EVENT_TYPES } from './views.ts';
 
 const HEARTBEAT_MS = 15_000;
@@ -18,10 +19,10 @@ export interface StreamFallback {
 }
 
 /**
- * Relays a run's events as Server-Sent Events. Each event carries its stream id, so a client that
- * reconnects with `Last-Event-ID` (or `?after=`) continues without gaps or duplicates; a comment
- * line every 15 s keeps proxies from closing an idle connection. Open streams are counted in the
- * `agentry_sse_active_streams` gauge. `release` (the stream's slot, see stream-slots.ts) is called
+ * Relays a run's events as Server-Sent Events, the events of one bus read in one write. Each event
+ * carries its stream id, so a client that reconnects with `Last-Event-ID` (or `?after=`) continues
+ * without gaps or duplicates; a comment line every 15 s keeps proxies from closing an idle
+ * connection. Open streams are counted in the `agentry_sse_active_streams` gauge. `release` (the stream's slot, see stream-slots.ts) is called
  * when the stream ends.
  *
  * When the bus fails (unreachable at the start, or its connection drops), the stream still ends
@@ -56,21 +57,14 @@ export function streamRunEvents(
       let busFailed = false;
       try {
         const expired = isFinalRunStatus(run.status) && !(await bus.has(run.id));
-        if (!expired)
-          for await (const record of bus.subscribe(run.id, {
+        if (!expired) {
+          const records = bus.subscribe(run.id, {
             ...(after ? { after } : {}),
             signal: controller.signal,
             endWhenUnavailable: fallback?.runFinishes !== undefined,
-          })) {
-            // Visitors' ids still advance over filtered events, so resuming stays exact.
-            if (visitor && !VISITOR_EVENT_TYPES.has(record.event.type)) continue;
-            await stream.writeSSE({
-              id: record.id,
-              event: record.event.type,
-              data: record.json ?? JSON.stringify(record.event),
-            });
-            sawFinal = record.event.final === true;
-          }
+          });
+          sawFinal = await relay(stream, records, visitor);
+        }
       } catch (error) {
         if (controller.signal.aborted) return;
         if (!fallback?.runFinishes) throw error;
@@ -94,6 +88,28 @@ export function streamRunEvents(
       release();
     }
   });
+}
+
+/**
+ * Writes a run's records to the client, what one bus read returned in one write; whether the last
+ * one written was final. Visitors' ids still advance over filtered events, so resuming stays exact.
+ */
+async function relay(stream: SSEStreamingApi, records: AsyncIterable<RunEventRecord>, visitor: boolean) {
+  let sawFinal = false;
+  for await (const batch of perTick(records)) {
+    let frames = '';
+    for (const record of batch) {
+      if (visitor && !VISITOR_EVENT_TYPES.has(record.event.type)) continue;
+      frames += sseFrame({
+        id: record.id,
+        event: record.event.type,
+        data: record.json ?? JSON.stringify(record.event),
+      });
+      sawFinal = record.event.final === true;
+    }
+    if (frames) await stream.write(frames);
+  }
+  return sawFinal;
 }
 
 /** The finished run from the database: its view (as `GET /v1/runs/{id}`), then its final status. */

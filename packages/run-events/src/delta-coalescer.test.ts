@@ -1,0 +1,210 @@
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createDeltaCoalescer } from './delta-coalescer.ts';
+import type { RunEvent } from './types.ts';
+
+/** A bus that records what is published to it, per run, in order. */
+function recordingBus() {
+  const published: Array<{ runId: string; event: RunEvent }> = [];
+  let failing: Error | undefined;
+  return {
+    published,
+    events: (runId = 'r1') => published.filter((p) => p.runId === runId).map((p) => p.event),
+    failWith(error: Error | undefined) {
+      failing = error;
+    },
+    async publish<E extends { type: string }>(runId: string, event: E) {
+      if (failing) throw failing;
+      published.push({ runId, event: event as unknown as RunEvent });
+      return String(published.length);
+    },
+  };
+}
+
+const text = (delta: string, step = 0, extra: Record<string, unknown> = {}) => ({
+  type: 'text-delta',
+  step,
+  delta,
+  ...extra,
+});
+const reasoning = (delta: string, step = 0) => ({ type: 'reasoning-delta', step, delta });
+const toolCall = (step = 0) => ({ type: 'tool-call', step, toolCall: { id: 'c1', name: 'lookup', arguments: {} } });
+
+describe('delta coalescer', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('merges the consecutive text deltas of a step into one event that keeps the first one’s fields', async () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    for (const [n, delta] of ['Hel', 'lo, ', 'Ann', '!'].entries())
+      void events.publish('r1', text(delta, 0, { seq: n }));
+    expect(bus.published).toEqual([]);
+    await vi.advanceTimersByTimeAsync(25);
+    expect(bus.events()).toEqual([{ type: 'text-delta', step: 0, delta: 'Hello, Ann!', seq: 0 }]);
+    expect(events.buffered()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('publishes the buffered text, then a tool call, at once: no timer has to run', () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    void events.publish('r1', text('Let me '));
+    void events.publish('r1', text('look.'));
+    void events.publish('r1', toolCall());
+    // Synchronously: the bus has both, in order, before any time passes.
+    expect(bus.events()).toEqual([text('Let me look.'), toolCall()]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('keeps the order across interleaved kinds and steps, each run’s buffer its own', () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    const sent = [
+      reasoning('Think'),
+      reasoning('ing.'),
+      text('A'),
+      text('B'),
+      reasoning('More.'),
+      text('C', 1),
+      text('D', 1),
+      text('E', 2),
+      { type: 'run-status', status: 'completed', final: true },
+    ];
+    void events.publish('r2', text('other run'));
+    for (const event of sent) void events.publish('r1', event);
+    expect(bus.events()).toEqual([
+      reasoning('Thinking.'),
+      text('AB'),
+      reasoning('More.'),
+      text('CD', 1),
+      text('E', 2),
+      { type: 'run-status', status: 'completed', final: true },
+    ]);
+    // The other run's text is still buffered: one run's events do not flush another's.
+    expect(bus.events('r2')).toEqual([]);
+    expect(events.buffered()).toBe(1);
+    events.flush('r2');
+    expect(bus.events('r2')).toEqual([text('other run')]);
+  });
+
+  it('publishes a buffer 25 ms after its first delta, even while deltas keep coming', async () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    // A delta every 5 ms for 100 ms.
+    for (let n = 0; n < 20; n++) {
+      void events.publish('r1', text(`${n},`));
+      await vi.advanceTimersByTimeAsync(5);
+      if (n === 3) expect(bus.published).toEqual([]); // 20 ms in: still held
+    }
+    events.flush('r1');
+    const published = bus.events();
+    expect(published.map((e) => e.delta)).toEqual(['0,1,2,3,4,', '5,6,7,8,9,', '10,11,12,13,14,', '15,16,17,18,19,']);
+  });
+
+  it('publishes at once when the buffer passes its size bound', () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus, { maxChars: 2048 });
+    const chunk = 'x'.repeat(100);
+    for (let n = 0; n < 20; n++) void events.publish('r1', text(chunk));
+    expect(bus.published).toEqual([]);
+    void events.publish('r1', text(chunk)); // 2,100 characters: past the bound
+    expect(bus.events()).toEqual([text(chunk.repeat(21))]);
+    expect(events.buffered()).toBe(0);
+  });
+
+  it('publishes no empty event: empty deltas are dropped, and a flush with nothing buffered sends nothing', async () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    await events.publish('r1', text(''));
+    events.flush('r1');
+    void events.publish('r1', toolCall());
+    await vi.advanceTimersByTimeAsync(100);
+    expect(bus.events()).toEqual([toolCall()]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('settles a delta’s promise when its merged event is stored, and rejects it when that fails', async () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    let stored = false;
+    void events.publish('r1', text('a')).then(() => {
+      stored = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stored).toBe(false);
+    await vi.advanceTimersByTimeAsync(25);
+    expect(stored).toBe(true);
+
+    bus.failWith(new Error('bus down'));
+    const lost = events.publish('r1', text('b'));
+    events.flush('r1');
+    await expect(lost).rejects.toThrow('bus down');
+    await expect(events.publish('r1', toolCall())).rejects.toThrow('bus down');
+  });
+});
+
+/** Any sequence of a run's events: deltas of both kinds over a few steps (some empty), other events, pauses. */
+const action = fc.oneof(
+  fc.record({
+    kind: fc.constant('delta' as const),
+    type: fc.constantFrom('text-delta', 'reasoning-delta'),
+    step: fc.integer({ min: 0, max: 2 }),
+    delta: fc.string({ unit: 'grapheme', maxLength: 600 }),
+  }),
+  fc.record({
+    kind: fc.constant('event' as const),
+    type: fc.constantFrom('tool-call', 'tool-result', 'flow', 'citations'),
+  }),
+  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 40 }) }),
+);
+
+/** Each delta as its UTF-16 units (with its kind and step), every other event as it is: what order means here. */
+function flatten(events: RunEvent[]): unknown[] {
+  return events.flatMap<unknown>((e) =>
+    typeof e.delta === 'string' ? e.delta.split('').map((unit) => `${e.type}/${e.step}/${unit}`) : [e],
+  );
+}
+
+describe('delta coalescer (property)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps every character and every other event, in order; merges only; publishes no empty delta', () => {
+    fc.assert(
+      fc.property(fc.array(action, { maxLength: 80 }), (actions) => {
+        const bus = recordingBus();
+        const events = createDeltaCoalescer(bus, { maxChars: 1024 });
+        const sent: RunEvent[] = [];
+        let n = 0;
+        for (const a of actions) {
+          if (a.kind === 'wait') {
+            vi.advanceTimersByTime(a.ms);
+            continue;
+          }
+          const event: RunEvent =
+            a.kind === 'delta' ? { type: a.type, step: a.step, delta: a.delta } : { type: a.type, n: n++ };
+          sent.push(event);
+          void events.publish('r1', event);
+        }
+        void events.publish('r1', { type: 'run-status', status: 'completed', final: true });
+        const published = bus.events();
+        expect(published.at(-1)).toEqual({ type: 'run-status', status: 'completed', final: true });
+        expect(flatten(published.slice(0, -1))).toEqual(flatten(sent));
+        expect(published.filter((e) => e.delta === '')).toEqual([]);
+        expect(published.length).toBeLessThanOrEqual(sent.filter((e) => e.delta !== '').length + 1);
+        expect(events.buffered()).toBe(0);
+        expect(vi.getTimerCount()).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
