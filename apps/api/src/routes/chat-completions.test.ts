@@ -103,7 +103,8 @@ describe.each(modes)('OpenAI-compatible chat completions (%s)', (mode) => {
   });
 
   it('streams chat.completion.chunks from the run’s text deltas, then finish_reason, usage and [DONE]', async () => {
-    h.llm.enqueue({ type: 'reply', text: 'Streaming works, one chunk at a time.', chunkSize: 4 });
+    // Paced past the worker's 25 ms delta window: deltas that close together would be merged into one.
+    h.llm.enqueue({ type: 'reply', text: 'Streaming works, one chunk at a time.', chunkSize: 4, chunkDelayMs: 40 });
     const stream = await client.chat.completions.create({
       model: `agent:${agentId}`,
       messages: [{ role: 'user', content: 'Stream please' }],
