@@ -458,5 +458,9 @@ describe.each(modes)('test conversations that gate publishing (%s)', (mode) => {
     const duplicate = await api('POST', `/v1/agents/${other}/tests/import`, { tests: [REFUND_CASE, REFUND_CASE] });
     expect([duplicate.status, duplicate.json.errors[0].path]).toEqual([422, '/tests/1/name']);
     expect((await api('GET', `/v1/agents/${other}/tests`)).json.data).toHaveLength(1);
+    // Numbers past Postgres' integer are refused, not sent to the database (route fuzzing found it).
+    const huge = await api('POST', `/v1/agents/${other}/test-runs`, { version: 9007199254740947 });
+    expect([huge.status, huge.json.errors?.[0]?.path]).toEqual([422, '/version']);
+    expect((await api('GET', `/v1/agents/${other}/versions/9007199254740947/test-gate`)).status).toBe(404);
   });
 });

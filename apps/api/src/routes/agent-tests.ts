@@ -5,6 +5,7 @@ import {
   type TestRunJobData,
   testGate,
 } from '@agentry/agent-tests';
+import { PG_INTEGER_MAX } from '@agentry/contract';
 import {
   AGENT_TEST_LIMITS,
   AgentSettingsBody,
@@ -544,7 +545,7 @@ export function agentTestRoutes(deps: ApiDeps) {
     const page = readPage(c);
     const rawVersion = c.req.query('version');
     const version = rawVersion === undefined ? undefined : Number(rawVersion);
-    if (version !== undefined && (!Number.isInteger(version) || version < 1 || version > 2_147_483_647)) {
+    if (version !== undefined && (!Number.isInteger(version) || version < 1 || version > PG_INTEGER_MAX)) {
       throw errors.badRequest('invalid_query', '`version` is a version number');
     }
     const rows = await listTestRuns(deps.db, agent.tenantId, agent.id, {
@@ -637,7 +638,9 @@ export function agentTestRoutes(deps: ApiDeps) {
     const agent = await agentOf(c);
     const n = Number(c.req.param('n'));
     const version =
-      Number.isInteger(n) && n >= 1 ? await getAgentVersion(deps.db, agent.tenantId, agent.id, n) : undefined;
+      Number.isInteger(n) && n >= 1 && n <= PG_INTEGER_MAX
+        ? await getAgentVersion(deps.db, agent.tenantId, agent.id, n)
+        : undefined;
     if (!version) throw errors.notFound('agent_version', c.req.param('n'));
     return c.json(gateView(agent, version.version, await testGate(deps.db, agent, version.version)));
   });

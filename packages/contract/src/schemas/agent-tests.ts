@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_MESSAGE_CHARS } from '../limits.ts';
+import { MAX_MESSAGE_CHARS, PG_INTEGER_MAX } from '../limits.ts';
 import { component, id, list, timestamp } from './common.ts';
 import { CitationSchema } from './knowledge.ts';
 
@@ -245,7 +245,7 @@ export const ImportAgentTestsBody = z.strictObject({
 /** `POST /v1/agents/{id}/test-runs`. */
 export const NewTestRunBody = z.strictObject({
   /** Default: the latest version (a draft or the published one). */
-  version: z.int().positive().optional(),
+  version: z.int().positive().max(PG_INTEGER_MAX).optional(),
   /** `agent` (default), `demo`, or a `provider/model` the platform can use. */
   model: z.string().min(1).max(200).optional(),
   /** The model judging rubric expectations (default `JUDGE_MODEL`, else the run's model). */
