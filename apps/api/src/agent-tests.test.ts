@@ -462,5 +462,10 @@ describe.each(modes)('test conversations that gate publishing (%s)', (mode) => {
     const huge = await api('POST', `/v1/agents/${other}/test-runs`, { version: 9007199254740947 });
     expect([huge.status, huge.json.errors?.[0]?.path]).toEqual([422, '/version']);
     expect((await api('GET', `/v1/agents/${other}/versions/9007199254740947/test-gate`)).status).toBe(404);
+    // A model the platform cannot use here (no Anthropic credentials in this harness) is the caller's to fix.
+    const unusable = await api('POST', `/v1/agents/${other}/test-runs`, { model: 'anthropic/claude-x' });
+    expect([unusable.status, unusable.json.errors?.[0]?.path]).toEqual([422, '/model']);
+    const nonsense = await api('POST', `/v1/agents/${other}/test-runs`, { judge_model: 'not a model' });
+    expect([nonsense.status, nonsense.json.errors?.[0]?.path]).toEqual([422, '/judge_model']);
   });
 });

@@ -37,7 +37,7 @@ import {
   type TestRunRow,
   updateAgentTest,
 } from '@agentry/db';
-import { type AppError, errors, type FieldIssue } from '@agentry/errors';
+import { type AppError, errors, type FieldIssue, isAppError } from '@agentry/errors';
 import { resolveModelSpec } from '@agentry/models';
 import type { JobQueue } from '@agentry/queue';
 import { loadTenantModelSettings } from '@agentry/run-service';
@@ -484,8 +484,8 @@ export function agentTestRoutes(deps: ApiDeps) {
     // A model the platform cannot use is refused now, not discovered by every case.
     if (model !== 'agent' || body.judge_model) {
       const models = await loadTenantModelSettings(deps.db, deps, c.var.tenant);
-      if (model !== 'agent') resolveModelSpec(model, models, '/model');
-      if (body.judge_model) resolveModelSpec(body.judge_model, models, '/judge_model');
+      if (model !== 'agent') usableModel(model, models, '/model');
+      if (body.judge_model) usableModel(body.judge_model, models, '/judge_model');
     }
     const run = await createTestRun(
       deps.db,
@@ -646,6 +646,22 @@ export function agentTestRoutes(deps: ApiDeps) {
   });
 
   return app;
+}
+
+/**
+ * A model the caller names for a test run must be usable here: one whose provider has no
+ * credentials is the caller's choice to fix (422 at its field), not an outage (the 503 a run's own
+ * model gets).
+ */
+function usableModel(spec: string, models: Parameters<typeof resolveModelSpec>[1], field: string): void {
+  try {
+    resolveModelSpec(spec, models, field);
+  } catch (error) {
+    if (!isAppError(error) || error.code !== 'model_not_configured') throw error;
+    throw errors.validation(`The model "${spec}" cannot be used here: ${error.message}`, [
+      { path: field, code: 'model_not_configured', message: error.message },
+    ]);
+  }
 }
 
 function checked(input: unknown, prefix: string): AgentTestDefinition {
