@@ -4,6 +4,7 @@ import {
   finishTestRun,
   getAgentVersion,
   getTenant,
+  getTestRun,
   type PlannedTestCase,
   staleTestRuns,
   storeTestCaseResult,
@@ -119,9 +120,9 @@ export async function executeTestRun(deps: TestRunDependencies, data: TestRunJob
 
 /** `failed` when any case failed, from the stored results (a resumed run counts the earlier ones). */
 async function verdictOf(deps: TestRunDependencies, run: TestRunRow): Promise<'passed' | 'failed'> {
-  const claimed = await claimTestRun(deps.db, run.tenantId, run.id);
-  if (!claimed) throw new TestRunStopped();
-  return claimed.run.failedCount > 0 || claimed.run.completedCount < claimed.run.caseCount ? 'failed' : 'passed';
+  const now = await getTestRun(deps.db, run.tenantId, run.id);
+  if (now?.status !== 'running') throw new TestRunStopped();
+  return now.failedCount > 0 || now.completedCount < now.caseCount ? 'failed' : 'passed';
 }
 
 type CaseResult = Omit<Parameters<typeof storeTestCaseResult>[3], 'position'>;
@@ -188,8 +189,7 @@ function invalidAttempt(error: string) {
  * rubric then fails saying so).
  */
 async function judgeFor(deps: TestRunDependencies, tenant: Tenant, run: TestRunRow): Promise<Judge | undefined> {
-  const rubrics = run.cases.some((c) => JSON.stringify(c.definition).includes('"rubric"'));
-  if (!rubrics) return undefined;
+  if (!run.cases.some((c) => hasRubric(c.definition))) return undefined;
   try {
     const settings = await loadTenantModelSettings(deps.db, deps, tenant);
     const spec = run.judgeModel ?? deps.judgeModel ?? (run.model !== 'agent' ? run.model : undefined);
@@ -212,6 +212,12 @@ async function judgeFor(deps: TestRunDependencies, tenant: Tenant, run: TestRunR
     if (isAppError(error) && !error.isRetryable) return undefined;
     throw error;
   }
+}
+
+/** Whether a planned case grades a reply with a rubric (stored data: read defensively). */
+function hasRubric(definition: Record<string, unknown>): boolean {
+  const turns = Array.isArray(definition.turns) ? (definition.turns as Array<{ expect?: unknown }>) : [];
+  return turns.some((turn) => Array.isArray(turn?.expect) && turn.expect.some((e) => e?.type === 'rubric'));
 }
 
 /** Runs `work` over `items`, at most `limit` at once; the first failure stops taking new ones and is thrown. */

@@ -1,10 +1,4 @@
-import {
-  checkTestDefinition,
-  type GateState,
-  TEST_RUN_QUEUE_NAME,
-  type TestRunJobData,
-  testGate,
-} from '@agentry/agent-tests';
+import { checkTestDefinition, type GateState, type TestRunJobData, testGate } from '@agentry/agent-tests';
 import { PG_INTEGER_MAX } from '@agentry/contract';
 import {
   AGENT_TEST_LIMITS,
@@ -58,8 +52,6 @@ export interface AgentTestsApiDeps {
   /** Test runs in progress at once per tenant (`TEST_RUNS_PER_TENANT`). */
   maxActivePerTenant: number;
 }
-
-export { TEST_RUN_QUEUE_NAME };
 
 type Ctx = Context<{ Variables: AuthVariables }>;
 
