@@ -1,5 +1,5 @@
 import { errors } from '@agentry/errors';
-import { and, asc, desc, eq, getTableColumns, gt, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../database.ts';
 import { newId } from '../ids.ts';
 import { type KnowledgeSourceKind, knowledgeBases, knowledgeChunks, knowledgeDocuments } from '../schema.ts';
@@ -572,12 +572,23 @@ export async function searchKnowledgeByVector(
     params.mode === 'pgvector'
       ? sql<number>`(1 - (${knowledgeChunks.embedding}::vector <=> ${`[${values.join(',')}]`}::vector))`
       : sql<number>`knowledge_dot(${knowledgeChunks.embedding}, ${arrayLiteral(values)}::real[])`;
+  return rankedChunks(db, tenantId, params, score);
+}
+
+/** The `limit` ready chunks of the bases by `score` (highest first, ties by id), optionally filtered. */
+async function rankedChunks(
+  db: Db,
+  tenantId: string,
+  params: { baseIds: readonly string[]; limit: number },
+  score: SQL<number>,
+  filter?: SQL,
+): Promise<RankedChunk[]> {
   const rows = await withTenantScope(db, tenantId, (tx) =>
     tx
       .select({ ...chunkView, score: score.as('score') })
       .from(knowledgeChunks)
       .innerJoin(knowledgeDocuments, eq(knowledgeDocuments.id, knowledgeChunks.documentId))
-      .where(readyChunksOf(tenantId, params.baseIds))
+      .where(and(readyChunksOf(tenantId, params.baseIds), filter))
       .orderBy(desc(sql`score`), asc(knowledgeChunks.id))
       .limit(params.limit),
   );
@@ -597,16 +608,13 @@ export async function searchKnowledgeByText(
   const query = tsqueryLiteral(params.features.slice(0, 512));
   if (params.baseIds.length === 0 || query === '') return [];
   const tsquery = sql`${query}::tsquery`;
-  const rows = await withTenantScope(db, tenantId, (tx) =>
-    tx
-      .select({ ...chunkView, score: sql<number>`ts_rank_cd(${knowledgeChunks.search}, ${tsquery})`.as('score') })
-      .from(knowledgeChunks)
-      .innerJoin(knowledgeDocuments, eq(knowledgeDocuments.id, knowledgeChunks.documentId))
-      .where(and(readyChunksOf(tenantId, params.baseIds), sql`${knowledgeChunks.search} @@ ${tsquery}`))
-      .orderBy(desc(sql`score`), asc(knowledgeChunks.id))
-      .limit(params.limit),
+  return rankedChunks(
+    db,
+    tenantId,
+    params,
+    sql<number>`ts_rank_cd(${knowledgeChunks.search}, ${tsquery})`,
+    sql`${knowledgeChunks.search} @@ ${tsquery}`,
   );
-  return rows.map((row) => ({ ...row, score: Number(row.score) }));
 }
 
 /**
