@@ -3,7 +3,10 @@
  * top by inclusive time (a function counted once per sample however deep it recurses), and self
  * time per package / source folder.
  *
- *   node bench/support/profile-top.ts /tmp/prof/CPU.….cpuprofile [rows]
+ *   node bench/support/profile-top.ts /tmp/prof/CPU.….cpuprofile [rows] [from-s] [to-s]
+ *
+ * `from-s` / `to-s` keep only the samples taken that many seconds after the profile started (e.g. a
+ * bench's window, leaving out start-up and module loading).
  */
 import { readFileSync } from 'node:fs';
 
@@ -19,9 +22,11 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, rowsArg] = process.argv.slice(2);
-if (!file) throw new Error('usage: profile-top.ts <file.cpuprofile> [rows]');
+const [file, rowsArg, fromArg, toArg] = process.argv.slice(2);
+if (!file) throw new Error('usage: profile-top.ts <file.cpuprofile> [rows] [from-s] [to-s]');
 const rows = Number(rowsArg ?? 25);
+const fromUs = Number(fromArg ?? 0) * 1e6;
+const toUs = toArg === undefined ? Number.POSITIVE_INFINITY : Number(toArg) * 1e6;
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
@@ -47,7 +52,10 @@ const self = new Map<string, number>();
 const inclusive = new Map<string, number>();
 const areas = new Map<string, number>();
 let total = 0;
+let elapsedUs = 0;
 profile.samples.forEach((id, i) => {
+  elapsedUs += profile.timeDeltas[i] ?? 0;
+  if (elapsedUs < fromUs || elapsedUs > toUs) return;
   const ms = (profile.timeDeltas[i] ?? 0) / 1000;
   total += ms;
   const node = byId.get(id)!;

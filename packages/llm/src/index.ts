@@ -32,4 +32,5 @@ export {
   scrubKey,
   unexpectedModelError,
 } from './model-errors.ts';
+export { observeStream, type StreamObserver } from './observe-stream.ts';
 export { parseToolArguments } from './tool-arguments.ts';

@@ -25,6 +25,9 @@ export interface RedisBusOptions {
   readerConnections?: number;
   /** Events queued per subscriber before a slow one is let go to catch up on its own (default 512). */
   subscriberBuffer?: number;
+  /** A reader's pause between reads per stream it reads, and its longest (ms; `readPauseMs`). */
+  readPausePerStreamMs?: number;
+  maxReadPauseMs?: number;
 }
 
 /** What the bus reports for metrics (sampled on scrape). */
@@ -95,6 +98,8 @@ export function createRedisBus(options: RedisBusOptions): RedisRunEventBus {
       blockMs: options.blockMs ?? 5000,
       count: pageSize,
       inboxCapacity: Math.max(1, options.subscriberBuffer ?? 512),
+      ...(options.readPausePerStreamMs !== undefined ? { readPausePerStreamMs: options.readPausePerStreamMs } : {}),
+      ...(options.maxReadPauseMs !== undefined ? { maxReadPauseMs: options.maxReadPauseMs } : {}),
     }));
   const subscriptions = new Set<() => void>();
   const key = (runId: string) => `${prefix}:run-events:${runId}`;

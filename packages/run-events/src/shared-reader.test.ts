@@ -11,6 +11,7 @@ import {
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisBus, type RedisBusOptions, type RedisRunEventBus } from './redis-bus.ts';
+import { readPauseMs } from './shared-reader.ts';
 import type { RunEventRecord } from './types.ts';
 
 const prefix = `test-${randomBytes(6).toString('hex')}`;
@@ -251,4 +252,60 @@ describe.runIf(availableServices().redis)('redis bus: a restarted Redis (a priva
       await stopPrivateRedis(redis);
     }
   }, 30_000);
+});
+
+describe('readPauseMs', () => {
+  it('grows with the streams a read names, up to its bound, and is no pause below a millisecond', () => {
+    expect(readPauseMs(10, 0.01, 20)).toBe(0);
+    expect(readPauseMs(99, 0.01, 20)).toBe(0);
+    expect(readPauseMs(1000, 0.01, 20)).toBe(10);
+    expect(readPauseMs(100_000, 0.01, 20)).toBe(20);
+  });
+});
+
+describe.runIf(availableServices().redis)('redis bus: reads paced by the streams they name', () => {
+  it('reads at most once per pause however fast entries arrive, and every subscriber still gets exactly its events', async () => {
+    // A private server: its XREAD count is this bus's alone.
+    const port = await freePort();
+    const redis = await startPrivateRedis(port);
+    const url = `redis://127.0.0.1:${port}`;
+    const streams = 200;
+    const pauseMs = 10;
+    const bus = createRedisBus({
+      redisUrl: url,
+      prefix,
+      limits,
+      readerConnections: 1,
+      readPausePerStreamMs: pauseMs / streams,
+      maxReadPauseMs: pauseMs,
+    });
+    const admin = new Redis(url);
+    try {
+      const runs = Array.from({ length: streams }, newRun);
+      const followers = runs.map((run) => collect(bus.subscribe(run)));
+      await until(() => bus.stats().streams === streams);
+      const reads = async () => {
+        const stats = (await admin.info('commandstats')) as string;
+        return Number(/cmdstat_xread:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+      };
+      const before = await reads();
+      const started = performance.now();
+      // One entry at a time, each awaited: unpaced, nearly every entry would be a read of its own.
+      const perRun = 10;
+      for (let i = 0; i < perRun; i++) for (const run of runs) await bus.publish(run, { type: 'n', i });
+      // Counted while every stream is read (as runs end the pause shrinks with their number).
+      const count = (await reads()) - before;
+      const elapsed = performance.now() - started;
+      for (const run of runs) await bus.publish(run, { type: 'end', final: true });
+      const records = await Promise.all(followers);
+      for (const got of records) expect(numbers(got)).toEqual(sequence(0, perRun));
+      // At most one read per pause (and the one under way when the writes began).
+      expect(count).toBeLessThanOrEqual(Math.ceil(elapsed / pauseMs) + 1);
+      expect(count).toBeLessThan((streams * perRun) / 5);
+    } finally {
+      admin.disconnect();
+      await bus.close();
+      await stopPrivateRedis(redis);
+    }
+  }, 60_000);
 });

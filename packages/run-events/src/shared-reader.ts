@@ -32,6 +32,12 @@ export interface SharedReaderOptions {
   count: number;
   /** Records an inbox holds before it is detached to catch up on its own. */
   inboxCapacity: number;
+  /**
+   * Pause between two reads of one connection, per stream it reads (ms; default 0.01), at most
+   * `maxReadPauseMs` (default 20). See {@link readPauseMs}.
+   */
+  readPausePerStreamMs?: number;
+  maxReadPauseMs?: number;
 }
 
 export interface SharedReaderStats {
@@ -200,6 +206,24 @@ export function backoffMs(failures: number): number {
 }
 
 const WAKE_TTL_SECONDS = 3600;
+const WAKE_EXPIRY_REFRESH_MS = 60_000;
+
+/**
+ * How long a reader waits after a read before sending the next. Every read names all the streams
+ * of its connection, so back-to-back reads under load (each answered at once by whichever stream
+ * got an entry) cost streams × events: with 1,000 open streams at a model's pace, the API spent a
+ * core on reads of 2,000 arguments, each carrying a few entries. A pause proportional to the
+ * streams read (0.01 ms each: 10 ms for 1,000, nothing worth a timer below 100) lets each read
+ * carry the entries of many streams, bounding the read work per second whatever the number of
+ * streams, for at most `max` ms more on an event's way to its client.
+ *
+ * @example
+ * readPauseMs(1000, 0.01, 20); // 10
+ */
+export function readPauseMs(streams: number, perStreamMs: number, maxMs: number): number {
+  const pause = Math.min(maxMs, streams * perStreamMs);
+  return pause < 1 ? 0 : pause;
+}
 
 function startReader(
   options: SharedReaderOptions,
@@ -214,6 +238,7 @@ function startReader(
   connection.on('error', () => {});
   const wakeKey = `${options.prefix}:run-events:wake:${randomUUID()}`;
   let wakeId = '0-0';
+  let expirySetAt = Number.NEGATIVE_INFINITY;
   const feeds = new Set<Feed>();
   const pause = createInterruptible();
   let reading = false;
@@ -232,6 +257,11 @@ function startReader(
     if (woken) return;
     woken = true;
     writer.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1').catch(() => {});
+    // The key's expiry (should this process die) needs refreshing now and then, not per wake-up:
+    // 1,000 streams opening at once are as many wake-ups.
+    const now = Date.now();
+    if (now - expirySetAt < WAKE_EXPIRY_REFRESH_MS) return;
+    expirySetAt = now;
     writer.expire(wakeKey, WAKE_TTL_SECONDS).catch(() => {});
   };
 
@@ -258,6 +288,9 @@ function startReader(
     // Not one stream alone: the error is the read's, so its subscribers hear of it.
     if (batch.every((feed) => feeds.has(feed))) for (const feed of batch) handlers.fail(feed, error);
   };
+
+  const perStreamMs = options.readPausePerStreamMs ?? 0.01;
+  const maxPauseMs = options.maxReadPauseMs ?? 20;
 
   const loop = async () => {
     let failures = 0;
@@ -308,6 +341,9 @@ function startReader(
         // A stream dropped while the read was pending is skipped; a new feed for it reads again.
         if (feed && feeds.has(feed)) handlers.deliver(feed, entries);
       }
+      // Streams attached meanwhile join the next read without a wake-up (`reading` is false).
+      const pauseMs = readPauseMs(feeds.size, perStreamMs, maxPauseMs);
+      if (pauseMs > 0 && (await pause.sleep(pauseMs)) === STOPPED) return;
     }
   };
   const running = loop();

@@ -1,4 +1,4 @@
-import type { LanguageModel, Usage } from '@agentry/llm';
+import { type LanguageModel, observeStream, type Usage } from '@agentry/llm';
 
 /**
  * The same model, reporting the usage of every answer (generated or streamed) as it arrives, so a
@@ -16,12 +16,14 @@ export function countingModel(model: LanguageModel, onUsage: (usage: Usage) => v
       onUsage(response.usage);
       return response;
     },
-    async *stream(request, callOptions) {
-      for await (const event of model.stream(request, callOptions)) {
-        if (event.type === 'finish') onUsage(event.response.usage);
-        yield event;
-      }
-    },
+    stream: (request, callOptions) =>
+      observeStream(model.stream(request, callOptions), {
+        item: (event) => {
+          if (event.type === 'finish') onUsage(event.response.usage);
+        },
+      }),
+    // A pass-through stops when the model does.
+    ...(model.honoursAbort ? { honoursAbort: true } : {}),
   };
 }
 

@@ -226,6 +226,16 @@ describe('createRunTelemetry: spans', () => {
     expect(spans[5]!.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 
+  it('ends a streamed call’s span when its consumer leaves early, and keeps the model’s abort promise', async () => {
+    exporter.reset();
+    const telemetry = createRunTelemetry(createMetrics({ defaultMetrics: false }));
+    const traced = telemetry.traceModel(runRef(), { ...model, honoursAbort: true });
+    expect(traced.honoursAbort).toBe(true);
+    expect(telemetry.traceModel(runRef(), model).honoursAbort).toBeUndefined();
+    for await (const event of traced.stream({ messages: [] })) if (event.type === 'text-delta') break;
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['model.call']);
+  });
+
   it('starts a fresh trace when the run’s trace id is not W3C-shaped', async () => {
     exporter.reset();
     const telemetry = createRunTelemetry(createMetrics({ defaultMetrics: false }));

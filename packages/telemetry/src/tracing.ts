@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ToolExecutor } from '@agentry/agent';
-import type { LanguageModel, ModelResponse, StreamEvent } from '@agentry/llm';
+import { type LanguageModel, type ModelResponse, observeStream } from '@agentry/llm';
 import {
   type Attributes,
   type Context,
@@ -91,21 +91,22 @@ export function traceModel(model: LanguageModel, parent: Context, attributes: At
         recordResponse(span, response);
         return response;
       }),
-    async *stream(request, options): AsyncGenerator<StreamEvent> {
-      const span = trace.getTracer(TRACER).startSpan('model.call', { attributes: spanAttributes }, parent);
-      span.setAttribute('agentry.stream', true);
-      try {
-        for await (const event of model.stream(request, options)) {
-          if (event.type === 'finish') recordResponse(span, event.response);
-          yield event;
-        }
-      } catch (error) {
-        failSpan(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
+    stream(request, options) {
+      let span: Span | undefined;
+      return observeStream(model.stream(request, options), {
+        start: () => {
+          span = trace.getTracer(TRACER).startSpan('model.call', { attributes: spanAttributes }, parent);
+          span.setAttribute('agentry.stream', true);
+        },
+        item: (event) => {
+          if (event.type === 'finish') recordResponse(span!, event.response);
+        },
+        error: (error) => failSpan(span!, error),
+        end: () => span!.end(),
+      });
     },
+    // A pass-through stops when the model does.
+    ...(model.honoursAbort ? { honoursAbort: true } : {}),
   };
 }
 
