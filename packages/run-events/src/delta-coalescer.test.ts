@@ -50,6 +50,23 @@ describe('delta coalescer', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('merges a skill’s deltas inside their envelopes, apart from the agent’s own and another call’s', async () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    const inSkill = (delta: string, toolCallId = 'c1') => ({
+      type: 'skill-event',
+      skill: 'research',
+      toolCallId,
+      event: text(delta),
+    });
+    for (const delta of ['Sear', 'ching', '…']) void events.publish('r1', inSkill(delta));
+    void events.publish('r1', inSkill(' other', 'c2'));
+    void events.publish('r1', text('Own'));
+    void events.publish('r1', text(' words'));
+    await vi.advanceTimersByTimeAsync(25);
+    expect(bus.events()).toEqual([inSkill('Searching…'), inSkill(' other', 'c2'), text('Own words')]);
+  });
+
   it('publishes the buffered text, then a tool call, at once: no timer has to run', () => {
     const bus = recordingBus();
     const events = createDeltaCoalescer(bus);
@@ -155,6 +172,8 @@ const action = fc.oneof(
     type: fc.constantFrom('text-delta', 'reasoning-delta'),
     step: fc.integer({ min: 0, max: 2 }),
     delta: fc.string({ unit: 'grapheme', maxLength: 600 }),
+    // A skill's sub-run wraps its deltas, once per level: which skill call (none: the agent's own).
+    skills: fc.array(fc.constantFrom('a:c1', 'a:c2', 'b:c1'), { maxLength: 2 }),
   }),
   fc.record({
     kind: fc.constant('event' as const),
@@ -163,12 +182,34 @@ const action = fc.oneof(
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 40 }) }),
 );
 
-/** Each delta as its UTF-16 units (with its kind and step), every other event as it is: what order means here. */
-function flatten(events: RunEvent[]): unknown[] {
-  return events.flatMap<unknown>((e) =>
-    typeof e.delta === 'string' ? e.delta.split('').map((unit) => `${e.type}/${e.step}/${unit}`) : [e],
-  );
+/** `event` inside skills' envelopes, outermost first (`'skill:call'` each). */
+function enveloped(event: RunEvent, skills: string[]): RunEvent {
+  return skills.reduceRight<RunEvent>((inner, at) => {
+    const [skill, toolCallId] = at.split(':');
+    return { type: 'skill-event', skill, toolCallId, event: inner };
+  }, event);
 }
+
+/**
+ * Each delta as its UTF-16 units (with its envelopes, kind and step), every other event as it is:
+ * what order means here.
+ */
+function flatten(events: RunEvent[]): unknown[] {
+  return events.flatMap<unknown>((e) => {
+    let path = '';
+    let inner = e;
+    while (inner.type === 'skill-event') {
+      path += `${inner.skill}:${inner.toolCallId}/`;
+      inner = inner.event as RunEvent;
+    }
+    return typeof inner.delta === 'string'
+      ? inner.delta.split('').map((unit) => `${path}${inner.type}/${inner.step}/${unit}`)
+      : [e];
+  });
+}
+
+/** The innermost delta of an event (through skills' envelopes). */
+const innerDelta = (e: RunEvent): unknown => (e.type === 'skill-event' ? innerDelta(e.event as RunEvent) : e.delta);
 
 describe('delta coalescer (property)', () => {
   beforeEach(() => {
@@ -191,7 +232,9 @@ describe('delta coalescer (property)', () => {
             continue;
           }
           const event: RunEvent =
-            a.kind === 'delta' ? { type: a.type, step: a.step, delta: a.delta } : { type: a.type, n: n++ };
+            a.kind === 'delta'
+              ? enveloped({ type: a.type, step: a.step, delta: a.delta }, a.skills)
+              : { type: a.type, n: n++ };
           sent.push(event);
           void events.publish('r1', event);
         }
@@ -199,8 +242,8 @@ describe('delta coalescer (property)', () => {
         const published = bus.events();
         expect(published.at(-1)).toEqual({ type: 'run-status', status: 'completed', final: true });
         expect(flatten(published.slice(0, -1))).toEqual(flatten(sent));
-        expect(published.filter((e) => e.delta === '')).toEqual([]);
-        expect(published.length).toBeLessThanOrEqual(sent.filter((e) => e.delta !== '').length + 1);
+        expect(published.filter((e) => innerDelta(e) === '')).toEqual([]);
+        expect(published.length).toBeLessThanOrEqual(sent.filter((e) => innerDelta(e) !== '').length + 1);
         expect(events.buffered()).toBe(0);
         expect(vi.getTimerCount()).toBe(0);
       }),

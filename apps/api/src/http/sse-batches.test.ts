@@ -23,10 +23,12 @@ async function* inTurns<T>(groups: T[][], failAtEnd?: Error): AsyncGenerator<T> 
 }
 
 describe('SSE frames', () => {
-  it('are what Hono’s writeSSE writes, with and without an id', async () => {
+  it('are what Hono’s writeSSE writes, with and without an id or an event type', async () => {
     const messages: SseMessage[] = [
       { id: '1712-0', event: 'text-delta', data: '{"type":"text-delta","delta":"Hi"}' },
       { event: 'run-status', data: '{"final":true}' },
+      { data: '{"object":"chat.completion.chunk"}' },
+      { data: '[DONE]' },
       { id: '7', event: 'note', data: 'two\nlines' },
     ];
     expect(messages.map(sseFrame).join('')).toBe(await honoFrames(messages));

@@ -1,6 +1,6 @@
-/** One Server-Sent Event: its type, its data, and (for events of a bus stream) its id. */
+/** One Server-Sent Event: its type (none: a plain `message`), its data, and (for events of a bus stream) its id. */
 export interface SseMessage {
-  event: string;
+  event?: string;
   data: string;
   id?: string;
 }
@@ -17,7 +17,10 @@ const LINE_BREAK = /[\r\n]/;
  */
 export function sseFrame(message: SseMessage): string {
   // A line break would end the field early and let the rest pose as other fields.
-  if (LINE_BREAK.test(message.event) || (message.id !== undefined && LINE_BREAK.test(message.id))) {
+  if (
+    (message.event !== undefined && LINE_BREAK.test(message.event)) ||
+    (message.id !== undefined && LINE_BREAK.test(message.id))
+  ) {
     throw new Error('An SSE event or id must not contain a line break');
   }
   const data = LINE_BREAK.test(message.data)
@@ -26,7 +29,8 @@ export function sseFrame(message: SseMessage): string {
         .map((line) => `data: ${line}`)
         .join('\n')
     : `data: ${message.data}`;
-  return `event: ${message.event}\n${data}\n${message.id === undefined ? '' : `id: ${message.id}\n`}\n`;
+  const event = message.event === undefined ? '' : `event: ${message.event}\n`;
+  return `${event}${data}\n${message.id === undefined ? '' : `id: ${message.id}\n`}\n`;
 }
 
 const TICK = Symbol('tick');

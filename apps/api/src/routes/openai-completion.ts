@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ApiDeps } from '../deps.ts';
 import { waitForRunEnd } from '../http/run-wait.ts';
+import { perTick, sseFrame } from '../http/sse-batches.ts';
 import { openAiErrorBody, runError } from './openai-errors.ts';
 import type { ChatRequest } from './openai-request.ts';
 
@@ -89,15 +90,24 @@ export function completionStream(deps: ApiDeps, c: Context, tenantId: string, st
     try {
       await send(chunk({ role: 'assistant', content: '' }));
       try {
-        for await (const { event } of deps.events.subscribe(started.run.id, {
+        const records = deps.events.subscribe(started.run.id, {
           signal: controller.signal,
           endWhenUnavailable: deps.runFinishes !== undefined,
-        })) {
-          if (event.type === 'text-delta' && typeof event.delta === 'string' && event.delta) {
-            await send(chunk({ content: event.delta }));
-            sent += event.delta;
+        });
+        // What one bus read returned goes to the client in one write.
+        relay: for await (const batch of perTick(records)) {
+          let frames = '';
+          for (const { event } of batch) {
+            if (event.type === 'text-delta' && typeof event.delta === 'string' && event.delta) {
+              frames += sseFrame({ data: JSON.stringify(chunk({ content: event.delta })) });
+              sent += event.delta;
+            }
+            if (event.final) {
+              if (frames) await stream.write(frames);
+              break relay;
+            }
           }
-          if (event.final) break;
+          if (frames) await stream.write(frames);
         }
       } catch (error) {
         // The bus failed (Redis down): the run's end comes from the database, and what the stream
