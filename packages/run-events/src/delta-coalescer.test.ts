@@ -38,15 +38,30 @@ describe('delta coalescer', () => {
     vi.useRealTimers();
   });
 
-  it('merges the consecutive text deltas of a step into one event that keeps the first one’s fields', async () => {
+  it('sends the first delta at once and merges those within its window into one event that keeps the first one’s fields', async () => {
     const bus = recordingBus();
     const events = createDeltaCoalescer(bus);
     for (const [n, delta] of ['Hel', 'lo, ', 'Ann', '!'].entries())
       void events.publish('r1', text(delta, 0, { seq: n }));
-    expect(bus.published).toEqual([]);
-    await vi.advanceTimersByTimeAsync(25);
-    expect(bus.events()).toEqual([{ type: 'text-delta', step: 0, delta: 'Hello, Ann!', seq: 0 }]);
+    // A first token is never held.
+    expect(bus.events()).toEqual([text('Hel', 0, { seq: 0 })]);
+    await vi.advanceTimersByTimeAsync(24);
+    expect(bus.events()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(bus.events()).toEqual([text('Hel', 0, { seq: 0 }), text('lo, Ann!', 0, { seq: 1 })]);
     expect(events.buffered()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('sends every delta at once when they come slower than the window', async () => {
+    const bus = recordingBus();
+    const events = createDeltaCoalescer(bus);
+    for (const delta of ['One', ' two', ' three']) {
+      void events.publish('r1', text(delta));
+      expect(bus.events().at(-1)).toEqual(text(delta));
+      await vi.advanceTimersByTimeAsync(30);
+    }
+    expect(bus.events()).toHaveLength(3);
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -59,23 +74,28 @@ describe('delta coalescer', () => {
       toolCallId,
       event: text(delta),
     });
+    void events.publish('r1', text('Go.'));
     for (const delta of ['Sear', 'ching', '…']) void events.publish('r1', inSkill(delta));
     void events.publish('r1', inSkill(' other', 'c2'));
     void events.publish('r1', text('Own'));
     void events.publish('r1', text(' words'));
-    await vi.advanceTimersByTimeAsync(25);
-    expect(bus.events()).toEqual([inSkill('Searching…'), inSkill(' other', 'c2'), text('Own words')]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(bus.events()).toEqual([text('Go.'), inSkill('Searching…'), inSkill(' other', 'c2'), text('Own words')]);
   });
 
   it('publishes the buffered text, then a tool call, at once: no timer has to run', () => {
     const bus = recordingBus();
     const events = createDeltaCoalescer(bus);
     void events.publish('r1', text('Let me '));
-    void events.publish('r1', text('look.'));
+    void events.publish('r1', text('look '));
+    void events.publish('r1', text('it up.'));
     void events.publish('r1', toolCall());
-    // Synchronously: the bus has both, in order, before any time passes.
-    expect(bus.events()).toEqual([text('Let me look.'), toolCall()]);
+    // Synchronously: the bus has them all, in order, before any time passes.
+    expect(bus.events()).toEqual([text('Let me '), text('look it up.'), toolCall()]);
     expect(vi.getTimerCount()).toBe(0);
+    // After the tool call the next window starts fresh: its first delta goes at once.
+    void events.publish('r1', text('Found it.', 1));
+    expect(bus.events().at(-1)).toEqual(text('Found it.', 1));
   });
 
   it('keeps the order across interleaved kinds and steps, each run’s buffer its own', () => {
@@ -92,10 +112,12 @@ describe('delta coalescer', () => {
       text('E', 2),
       { type: 'run-status', status: 'completed', final: true },
     ];
-    void events.publish('r2', text('other run'));
+    void events.publish('r2', text('other run, '));
+    void events.publish('r2', text('held'));
     for (const event of sent) void events.publish('r1', event);
     expect(bus.events()).toEqual([
-      reasoning('Thinking.'),
+      reasoning('Think'),
+      reasoning('ing.'),
       text('AB'),
       reasoning('More.'),
       text('CD', 1),
@@ -103,34 +125,42 @@ describe('delta coalescer', () => {
       { type: 'run-status', status: 'completed', final: true },
     ]);
     // The other run's text is still buffered: one run's events do not flush another's.
-    expect(bus.events('r2')).toEqual([]);
+    expect(bus.events('r2')).toEqual([text('other run, ')]);
     expect(events.buffered()).toBe(1);
     events.flush('r2');
-    expect(bus.events('r2')).toEqual([text('other run')]);
+    expect(bus.events('r2')).toEqual([text('other run, '), text('held')]);
   });
 
-  it('publishes a buffer 25 ms after its first delta, even while deltas keep coming', async () => {
+  it('publishes one event per 25 ms while deltas keep coming', async () => {
     const bus = recordingBus();
     const events = createDeltaCoalescer(bus);
     // A delta every 5 ms for 100 ms.
     for (let n = 0; n < 20; n++) {
       void events.publish('r1', text(`${n},`));
       await vi.advanceTimersByTimeAsync(5);
-      if (n === 3) expect(bus.published).toEqual([]); // 20 ms in: still held
+      if (n === 3) expect(bus.events()).toHaveLength(1); // 20 ms in: the first, the rest held
     }
     events.flush('r1');
     const published = bus.events();
-    expect(published.map((e) => e.delta)).toEqual(['0,1,2,3,4,', '5,6,7,8,9,', '10,11,12,13,14,', '15,16,17,18,19,']);
+    // At 0, 25, 50 and 75 ms, and the rest at the end.
+    expect(published.map((e) => e.delta)).toEqual([
+      '0,',
+      '1,2,3,4,',
+      '5,6,7,8,9,',
+      '10,11,12,13,14,',
+      '15,16,17,18,19,',
+    ]);
   });
 
   it('publishes at once when the buffer passes its size bound', () => {
     const bus = recordingBus();
     const events = createDeltaCoalescer(bus, { maxChars: 2048 });
     const chunk = 'x'.repeat(100);
+    void events.publish('r1', text('first'));
     for (let n = 0; n < 20; n++) void events.publish('r1', text(chunk));
-    expect(bus.published).toEqual([]);
+    expect(bus.events()).toEqual([text('first')]);
     void events.publish('r1', text(chunk)); // 2,100 characters: past the bound
-    expect(bus.events()).toEqual([text(chunk.repeat(21))]);
+    expect(bus.events()).toEqual([text('first'), text(chunk.repeat(21))]);
     expect(events.buffered()).toBe(0);
   });
 
@@ -148,8 +178,9 @@ describe('delta coalescer', () => {
   it('settles a delta’s promise when its merged event is stored, and rejects it when that fails', async () => {
     const bus = recordingBus();
     const events = createDeltaCoalescer(bus);
+    await events.publish('r1', text('a'));
     let stored = false;
-    void events.publish('r1', text('a')).then(() => {
+    void events.publish('r1', text('b')).then(() => {
       stored = true;
     });
     await vi.advanceTimersByTimeAsync(0);
