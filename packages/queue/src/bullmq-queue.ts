@@ -59,8 +59,10 @@ export function createBullQueue<T = RunJobData>(options: BullQueueOptions): JobQ
           jobId,
           attempts: jobRetryPolicy.attempts,
           backoff: { type: 'exponential', delay: jobRetryPolicy.backoffMs },
-          // Nothing reads a finished job (the API waits on the run's events): keep only a few.
-          removeOnComplete: { count: 1000 },
+          // Nothing reads a finished job (the API waits on the run's events, the database holds the
+          // run): removed as it completes, one DEL in BullMQ's finishing script instead of a
+          // completed-set entry that, past a kept count, costs a trim and a removal per job.
+          removeOnComplete: true,
           removeOnFail: { age: 24 * 3600 },
         });
       } catch {
