@@ -214,6 +214,8 @@ function startReader(
   connection.on('error', () => {});
   const wakeKey = `${options.prefix}:run-events:wake:${randomUUID()}`;
   let wakeId = '0-0';
+  /** When the wake-up stream's expiry was last set (0: to be set with the next wake-up). */
+  let expiredAt = 0;
   const feeds = new Set<Feed>();
   const pause = createInterruptible();
   let reading = false;
@@ -232,12 +234,21 @@ function startReader(
     if (woken) return;
     woken = true;
     writer.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1').catch(() => {});
-    writer.expire(wakeKey, WAKE_TTL_SECONDS).catch(() => {});
+    // XADD keeps a key's expiry: it is set again only when half of it has gone (the key outlives a
+    // dead process by at most an hour), or when the connection came back (a restarted Redis may
+    // have lost it), not with every new subscription.
+    const now = Date.now();
+    if (now - expiredAt < (WAKE_TTL_SECONDS * 1000) / 2) return;
+    expiredAt = now;
+    writer.expire(wakeKey, WAKE_TTL_SECONDS).catch(() => {
+      expiredAt = 0;
+    });
   };
 
   // A wake-up written while Redis was away may have failed: send one again once back.
   let connectedBefore = false;
   connection.on('ready', () => {
+    expiredAt = 0;
     if (connectedBefore && reading) {
       woken = false;
       wake();
