@@ -115,7 +115,8 @@ export async function startPlatform(config: ApiConfig, options: { logger?: Logge
       : undefined;
   const bullOptions = config.redisUrl ? { redisUrl: config.redisUrl, prefix: config.queuePrefix } : undefined;
   const inProcess = bullOptions ? undefined : createInProcessQueue();
-  const queue: JobQueue = bullOptions ? createBullQueue(bullOptions) : inProcess!;
+  // A run job is removed as it completes: each dispatch has a fresh id, nothing reads a finished one.
+  const queue: JobQueue = bullOptions ? createBullQueue({ ...bullOptions, keepCompleted: 0 }) : inProcess!;
   // One shared blocking reader (a small pool) serves every SSE subscriber of this process.
   const redisEvents = bullOptions ? createRedisBus(bullOptions) : undefined;
   const events: RunEventBus = redisEvents ?? createMemoryBus();

@@ -73,7 +73,8 @@ async function main(): Promise<void> {
   const redis = { redisUrl: config.redisUrl, prefix: config.queuePrefix };
   const events = createRedisBus(redis);
   const control = createRedisRunControl(redis);
-  const queue = createBullQueue(redis);
+  // A run job is removed as it completes: each dispatch has a fresh id, nothing reads a finished one.
+  const queue = createBullQueue({ ...redis, keepCompleted: 0 });
   // Tenant slots and wake-ups, shared with the API and the other workers; a slot's lease lasts the
   // job lock time, so a dead worker's slot frees itself about when its job moves on.
   const scheduler = createRedisScheduler({

@@ -21,6 +21,13 @@ export interface BullQueueOptions {
   queueName?: string;
   /** The name BullMQ gives each job (default `run`). */
   jobName?: string;
+  /**
+   * Completed jobs kept (default 1000): while kept, a job's id refuses a second enqueue (queues
+   * whose job ids name the work, such as a document's generation, rely on it). 0 removes each job
+   * as it completes: one DEL in BullMQ's finishing script instead of a completed-set entry and,
+   * past the kept count, a trim and a removal per job (the run queue: every dispatch has a fresh id).
+   */
+  keepCompleted?: number;
 }
 
 const DEFAULT_QUEUE = 'runs';
@@ -37,6 +44,7 @@ export function createBullQueue<T = RunJobData>(options: BullQueueOptions): JobQ
   connection.on('error', () => {}); // surfaced through failing commands instead
   const prefix = options.prefix ?? 'agentry';
   const name = options.queueName ?? DEFAULT_QUEUE;
+  const keepCompleted = options.keepCompleted ?? 1000;
   // biome-ignore lint/suspicious/noExplicitAny: BullMQ's generic data type; `T` is checked at `enqueue`
   const queue = new Queue<any>(name, { connection, prefix });
   queue.on('error', () => {});
@@ -59,8 +67,8 @@ export function createBullQueue<T = RunJobData>(options: BullQueueOptions): JobQ
           jobId,
           attempts: jobRetryPolicy.attempts,
           backoff: { type: 'exponential', delay: jobRetryPolicy.backoffMs },
-          // Nothing reads a finished job (the API waits on the run's events): keep only a few.
-          removeOnComplete: { count: 1000 },
+          // Nothing reads a finished job (the API waits on the run's events): keep only a few, or none.
+          removeOnComplete: keepCompleted === 0 ? true : { count: keepCompleted },
           removeOnFail: { age: 24 * 3600 },
         });
       } catch {

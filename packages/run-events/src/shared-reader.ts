@@ -206,7 +206,6 @@ export function backoffMs(failures: number): number {
 }
 
 const WAKE_TTL_SECONDS = 3600;
-const WAKE_EXPIRY_REFRESH_MS = 60_000;
 
 /**
  * How long a reader waits after a read before sending the next. Every read names all the streams
@@ -238,7 +237,8 @@ function startReader(
   connection.on('error', () => {});
   const wakeKey = `${options.prefix}:run-events:wake:${randomUUID()}`;
   let wakeId = '0-0';
-  let expirySetAt = Number.NEGATIVE_INFINITY;
+  /** When the wake-up stream's expiry was last set (0: to be set with the next wake-up). */
+  let expiredAt = 0;
   const feeds = new Set<Feed>();
   const pause = createInterruptible();
   let reading = false;
@@ -257,17 +257,21 @@ function startReader(
     if (woken) return;
     woken = true;
     writer.xadd(wakeKey, 'MAXLEN', '1', '*', 'w', '1').catch(() => {});
-    // The key's expiry (should this process die) needs refreshing now and then, not per wake-up:
-    // 1,000 streams opening at once are as many wake-ups.
+    // XADD keeps a key's expiry: it is set again only when half of it has gone (the key outlives a
+    // dead process by at most an hour), or when the connection came back (a restarted Redis may
+    // have lost it), not with every new subscription.
     const now = Date.now();
-    if (now - expirySetAt < WAKE_EXPIRY_REFRESH_MS) return;
-    expirySetAt = now;
-    writer.expire(wakeKey, WAKE_TTL_SECONDS).catch(() => {});
+    if (now - expiredAt < (WAKE_TTL_SECONDS * 1000) / 2) return;
+    expiredAt = now;
+    writer.expire(wakeKey, WAKE_TTL_SECONDS).catch(() => {
+      expiredAt = 0;
+    });
   };
 
   // A wake-up written while Redis was away may have failed: send one again once back.
   let connectedBefore = false;
   connection.on('ready', () => {
+    expiredAt = 0;
     if (connectedBefore && reading) {
       woken = false;
       wake();

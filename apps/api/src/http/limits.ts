@@ -79,12 +79,26 @@ function makeLimiters(options: RateLimitOptions): Limiters {
           keyPrefix: `${options.prefix ?? 'agentry'}:rl:${keyPrefix}`,
           points: 1,
           duration: 60,
+          customIncrTtlLuaScript: INCR_TTL_SCRIPT,
           insuranceLimiter: memory,
         })
       : memory;
   };
   return { tenantLimiter: make('tenant'), keyLimiter: make('key'), endUserLimiter: make('end-user') };
 }
+
+/**
+ * The library's counting script without its leading `SET … NX` (issue 23: every request counts a
+ * tenant and a key): the counter gets its expiry when INCRBY creates it, in the same atomic script,
+ * so a window costs INCRBY + PTTL per request, and an EXPIRE once. Same reply: { consumed, ttl ms }.
+ */
+const INCR_TTL_SCRIPT = `local consumed = redis.call('incrby', KEYS[1], ARGV[1])
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+return { consumed, ttl }`;
 
 const END_USER_CODE = 'end_user_rate_limited';
 

@@ -13,10 +13,11 @@ import {
 // KEYS[2] parked (zset: run id → arrival ms), KEYS[3] parked jobs (hash: run id → job data JSON),
 // KEYS[4] rewake (set of runs submitted while holding a slot), KEYS[5] the set of tenants with
 // parked runs (what `reconcile` walks), KEYS[6] the number of parked runs. ARGV[1] now, ARGV[2] lease expiry, ARGV[3] cap, ARGV[4]
-// tenant id. They return { outcome, id1, json1, id2, json2, … }: the runs to dispatch.
+// tenant id. They return { outcome, id1, json1, id2, json2, … }: the runs to dispatch. The prelude
+// only defines; every Redis command a script runs counts (INFO commandstats), so each runs what its
+// case needs.
 const PRELUDE = `
 local now, expiry, cap, tenant = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local out = { 'none' }
 local function park(id, json)
   if redis.call('ZADD', KEYS[2], 'NX', now, id) == 1 then
@@ -26,6 +27,7 @@ local function park(id, json)
   redis.call('SADD', KEYS[5], tenant)
 end
 local function fill()
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
   while redis.call('ZCARD', KEYS[1]) < cap do
     local head = redis.call('ZPOPMIN', KEYS[2])
     if #head == 0 then break end
@@ -40,27 +42,41 @@ local function fill()
 end
 `;
 
-/** ARGV[5] run id, ARGV[6] job JSON, ARGV[7] 'submit' | 'acquire'. */
+/**
+ * ARGV[5] run id, ARGV[6] job JSON, ARGV[7] 'submit' | 'acquire'. Two short ways cover nearly every
+ * run, so its Redis commands do not grow with the bookkeeping (issue 23): a run holding a live lease
+ * is answered from that lease alone, and with nobody parked and a slot free the run takes the slot
+ * at once (what parking it and filling would do, without the wait list's writes).
+ */
 const OFFER = `${PRELUDE}
 local id = ARGV[5]
-if redis.call('ZSCORE', KEYS[1], id) then
+local lease = redis.call('ZSCORE', KEYS[1], id)
+if lease and tonumber(lease) > now then
   if ARGV[7] == 'acquire' then
     redis.call('ZADD', KEYS[1], expiry, id)
-    out[1] = 'mine'
-  else
-    redis.call('SADD', KEYS[4], id)
-    out[1] = 'held'
+    return { 'mine' }
   end
-  return out
+  redis.call('SADD', KEYS[4], id)
+  return { 'held' }
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[1]) < cap then
+  redis.call('ZADD', KEYS[1], expiry, id)
+  return { 'none', id, ARGV[6] }
 end
 park(id, ARGV[6])
 fill()
 return out`;
 
-/** ARGV[5] run id, ARGV[6] job JSON (to park it again when it was submitted meanwhile). */
+/**
+ * ARGV[5] run id, ARGV[6] job JSON (to park it again when it was submitted meanwhile). With nobody
+ * parked there is nothing to fill: the tenant is not in the set of tenants with parked runs (every
+ * script that empties the wait list takes it out), and expired leases are cleared by the next offer.
+ */
 const RELEASE = `${PRELUDE}
 redis.call('ZREM', KEYS[1], ARGV[5])
 if redis.call('SREM', KEYS[4], ARGV[5]) == 1 then park(ARGV[5], ARGV[6]) end
+if redis.call('EXISTS', KEYS[2]) == 0 then return out end
 fill()
 return out`;
 
