@@ -49,7 +49,8 @@ export async function atOnce<I, T>(
 /** "N=…, k completed, all sent at once, wall … s" and the first failure, for a figure's note. */
 export function atOnceNote(r: AtOnce<unknown>): string {
   const n = r.ok.length + r.failed;
-  return `N=${n}, ${r.ok.length} completed, all sent at once, wall ${r.wall.toFixed(1)} s${
+  const retried = r.ok.filter((t) => ((t as { retried?: number }).retried ?? 0) > 0).length;
+  return `N=${n}, ${r.ok.length} completed, all sent at once${retried ? ` (${retried} after a 503 + Retry-After)` : ''}, wall ${r.wall.toFixed(1)} s${
     r.failed ? `; ${r.failed} failed, first: ${String(r.firstFailure).slice(0, 160)}` : ''
   }`;
 }
