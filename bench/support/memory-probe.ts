@@ -1,0 +1,52 @@
+/**
+ * A diagnostic preload for a platform process (`node --import bench/support/memory-probe.ts …`):
+ * every MEMORY_PROBE_EVERY_MS (1000) it appends one JSON line to MEMORY_PROBE_FILE with
+ * `process.memoryUsage()` (rss, heapTotal, heapUsed, external, arrayBuffers) and the size of every
+ * WebAssembly memory the process made (PGlite's linear memory: it grows and never shrinks), so a
+ * soak can tell which of them holds the resident memory; with them, how many top-level queries,
+ * transactions and wire-protocol exchanges PGlite has run so far (`pglite`), so per-run database work
+ * can be counted. Bench-only: nothing in the platform uses it.
+ */
+import { appendFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const setting = (name: string): string | undefined => process.env[name];
+const file = setting('MEMORY_PROBE_FILE');
+const every = Number(setting('MEMORY_PROBE_EVERY_MS') ?? 1000);
+
+if (file) {
+  // Weak: a memory its instance dropped (PGlite's initdb instance on a fresh directory) may go.
+  const memories: Array<WeakRef<WebAssembly.Memory>> = [];
+  const Original = WebAssembly.Memory;
+  // A subclass in place of the global: PGlite's Emscripten glue calls `new WebAssembly.Memory(...)`.
+  WebAssembly.Memory = class extends Original {
+    constructor(descriptor: WebAssembly.MemoryDescriptor) {
+      super(descriptor);
+      memories.push(new WeakRef(this));
+    }
+  } as typeof WebAssembly.Memory;
+  const pglite = await countPglite();
+  setInterval(() => {
+    const usage = process.memoryUsage();
+    const wasm = memories.map((m) => m.deref()?.buffer.byteLength ?? -1);
+    appendFileSync(file, `${JSON.stringify({ at: Date.now(), ...usage, wasm, pglite })}\n`);
+  }, every).unref();
+}
+
+/** Counts calls of PGlite's prototype methods (before any instance binds them). */
+async function countPglite(): Promise<Record<string, number>> {
+  const path = fileURLToPath(
+    new URL('../../packages/db/node_modules/@electric-sql/pglite/dist/index.js', import.meta.url),
+  );
+  const { PGlite } = (await import(path)) as { PGlite: { prototype: Record<string, unknown> } };
+  const counts: Record<string, number> = {};
+  for (const name of ['query', 'exec', 'transaction', 'execProtocol']) {
+    const original = PGlite.prototype[name] as (...args: unknown[]) => unknown;
+    counts[name] = 0;
+    PGlite.prototype[name] = function (this: unknown, ...args: unknown[]) {
+      counts[name]!++;
+      return original.apply(this, args);
+    };
+  }
+  return counts;
+}
