@@ -42,7 +42,10 @@ function platformEnv(): Record<string, string> {
 
 async function main(): Promise<void> {
   const services = await startServices();
-  const platform = await startEmbedded(services, [model], platformEnv());
+  const platform = await startEmbedded(services, [model], platformEnv()).catch(async (error: unknown) => {
+    await services.stop();
+    throw error;
+  });
   let runs = 0;
   const one = async () => {
     const id = await createConversation(platform, platform.agents[model]);
