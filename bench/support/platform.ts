@@ -183,12 +183,16 @@ function profileEnv(): Record<string, string> {
 
 /**
  * (a) `node apps/api/src/main.ts --embedded` on a fresh data directory, logging to a file there,
- * with one agent per model in `models`.
+ * with one agent per model in `models`; `env` adds to (or overrides) the platform settings.
  *
  * @example
  * const embedded = await startEmbedded(services, ['fake-instant']);
  */
-export async function startEmbedded<M extends string>(services: Services, models: readonly M[]): Promise<Platform<M>> {
+export async function startEmbedded<M extends string>(
+  services: Services,
+  models: readonly M[],
+  env: Record<string, string> = {},
+): Promise<Platform<M>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agentry-bench-'));
   const port = await freePort();
   const log = createWriteStream(join(dataDir, 'platform.log'));
@@ -199,6 +203,7 @@ export async function startEmbedded<M extends string>(services: Services, models
       PATH: process.env.PATH ?? '',
       ...PLATFORM_ENV,
       ...profileEnv(),
+      ...env,
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -234,10 +234,18 @@ async function untilReachable(step: () => Promise<void>, onRetry?: (error: unkno
   }
 }
 
+/**
+ * PGlite's own start parameters plus a smaller buffer pool. PGlite's default (Postgres' 128 MB)
+ * lives in its WebAssembly memory, which grows and never shrinks: it alone took that memory from
+ * the 128 MiB it starts with to 189 MiB. The embedded mode's hot rows (a run's, a conversation's)
+ * fit in 16 MB; a page that does not is read back from the file through the OS cache.
+ */
+const PGLITE_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // pgvector ships as its own package since PGlite 0.5: loaded here, the knowledge migration creates it.
-  const client = new PGlite({ ...(dataDir ? { dataDir } : {}), extensions: { vector } });
+  const client = new PGlite({ ...(dataDir ? { dataDir } : {}), extensions: { vector }, startParams: PGLITE_START });
   // After start-up: PGlite's own initialisation queries through `query`, inside the first call.
   await client.waitReady;
   takeTurnsWithIo(client);

@@ -14,16 +14,58 @@ interface Stream {
   expiry: NodeJS.Timeout;
 }
 
+/** The memory bus's limits: the bus's own, and how many events finished runs keep in all. */
+export interface MemoryBusLimits extends RunEventBusLimits {
+  /**
+   * Events of finished runs kept in all (oldest finished run dropped first). The finished TTL alone
+   * let memory grow with throughput: a streamed run keeps dozens of events, and an hour of runs at
+   * ten a second is tens of thousands of runs. A reader of a dropped run still gets its final status.
+   */
+  maxFinishedEvents: number;
+}
+
+/** About 20–40 MiB of event records: minutes of history at the embedded mode's throughput. */
+export const defaultMemoryBusLimits: MemoryBusLimits = { ...defaultLimits, maxFinishedEvents: 100_000 };
+
 /**
  * The embedded mode's bus: same contract as the Redis one, inside one process.
  *
  * @example
  * const bus = createMemoryBus();
  */
-export function createMemoryBus(limits: RunEventBusLimits = defaultLimits): RunEventBus {
+export function createMemoryBus(limits: Partial<MemoryBusLimits> = {}): RunEventBus {
+  const { maxEventsPerRun, ttlSeconds, finishedTtlSeconds, maxFinishedEvents } = {
+    ...defaultMemoryBusLimits,
+    ...limits,
+  };
   const streams = new Map<string, Stream>();
+  /** Finished runs, oldest first, with the events each counted when it finished. */
+  const finished = new Map<string, number>();
+  let finishedEvents = 0;
   const live = new EventEmitter();
   live.setMaxListeners(0);
+
+  const drop = (runId: string) => {
+    const stream = streams.get(runId);
+    if (stream) clearTimeout(stream.expiry);
+    streams.delete(runId);
+    finishedEvents -= finished.get(runId) ?? 0;
+    finished.delete(runId);
+  };
+
+  const markFinished = (runId: string, stream: Stream) => {
+    clearTimeout(stream.expiry);
+    stream.expiry = setTimeout(() => drop(runId), finishedTtlSeconds * 1000).unref();
+    finishedEvents -= finished.get(runId) ?? 0;
+    finished.delete(runId);
+    finished.set(runId, stream.records.length);
+    finishedEvents += stream.records.length;
+    // The newest finished run stays whatever its size: its own readers are the likeliest.
+    for (const oldest of finished.keys()) {
+      if (finishedEvents <= maxFinishedEvents || oldest === runId) break;
+      drop(oldest);
+    }
+  };
 
   const streamFor = (runId: string): Stream => {
     let stream = streams.get(runId);
@@ -31,7 +73,7 @@ export function createMemoryBus(limits: RunEventBusLimits = defaultLimits): RunE
       stream = {
         records: [],
         next: 1,
-        expiry: setTimeout(() => streams.delete(runId), limits.ttlSeconds * 1000).unref(),
+        expiry: setTimeout(() => drop(runId), ttlSeconds * 1000).unref(),
       };
       streams.set(runId, stream);
     }
@@ -43,12 +85,10 @@ export function createMemoryBus(limits: RunEventBusLimits = defaultLimits): RunE
       const stream = streamFor(runId);
       const record = { id: String(stream.next++), event: event as unknown as RunEvent };
       stream.records.push(record);
-      if (stream.records.length > limits.maxEventsPerRun) stream.records.shift();
-      if (event.final) {
-        // Finished runs are kept only briefly for late readers, so memory does not grow with history.
-        clearTimeout(stream.expiry);
-        stream.expiry = setTimeout(() => streams.delete(runId), limits.finishedTtlSeconds * 1000).unref();
-      }
+      if (stream.records.length > maxEventsPerRun) stream.records.shift();
+      // Finished runs are kept only briefly (and only so many) for late readers, so memory does not
+      // grow with history.
+      if (event.final) markFinished(runId, stream);
       live.emit(runId, record);
       return record.id;
     },
@@ -93,6 +133,8 @@ export function createMemoryBus(limits: RunEventBusLimits = defaultLimits): RunE
     async close() {
       for (const stream of streams.values()) clearTimeout(stream.expiry);
       streams.clear();
+      finished.clear();
+      finishedEvents = 0;
     },
   };
 }
