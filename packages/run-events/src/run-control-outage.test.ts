@@ -1,17 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { freePort, startPrivateRedis, stopPrivateRedis } from '@agentry/testkit';
+import { freePort, redisServerInstalled, startPrivateRedis, stopPrivateRedis } from '@agentry/testkit';
 import { describe, expect, it } from 'vitest';
 import { createRedisRunControl } from './run-control.ts';
 
-const hasRedisServer = (() => {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasRedisServer) console.warn('[run-control-outage] NOTICE: redis-server not installed: outage test SKIPPED.');
+const hasRedisServer = redisServerInstalled('run-control-outage');
 
 describe.skipIf(!hasRedisServer)('run control across a Redis outage', () => {
   it('subscribes while Redis is down without an unhandled rejection, and delivers once it is back', async () => {

@@ -4,6 +4,7 @@ import {
   availableServices,
   deleteRedisKeys,
   freePort,
+  redisServerInstalled,
   startPrivateRedis,
   stopPrivateRedis,
   testServices,
@@ -263,7 +264,7 @@ describe('readPauseMs', () => {
   });
 });
 
-describe.runIf(availableServices().redis)('redis bus: reads paced by the streams they name', () => {
+describe.runIf(redisServerInstalled('shared reader pacing'))('redis bus: reads paced by the streams they name', () => {
   it('reads at most once per pause however fast entries arrive, and every subscriber still gets exactly its events', async () => {
     // A private server: its XREAD count is this bus's alone.
     const port = await freePort();

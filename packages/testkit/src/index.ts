@@ -10,7 +10,7 @@ export {
   postgresPid,
   startPrivatePostgres,
 } from './private-postgres.ts';
-export { freePort, startPrivateRedis, stopPrivateRedis } from './private-redis.ts';
+export { freePort, redisServerInstalled, startPrivateRedis, stopPrivateRedis } from './private-redis.ts';
 export * from './recording-server.ts';
 export { availableServices, canConnect, deleteRedisKeys, testServices } from './services.ts';
 export {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** A free TCP port on 127.0.0.1 (for a private server a test starts). */
@@ -9,6 +9,23 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Whether `redis-server` can be started here (for {@link startPrivateRedis}); when it cannot, a
+ * notice naming `suite` says that its tests are skipped — never a silent pass.
+ *
+ * @example
+ * describe.skipIf(!redisServerInstalled('run-control-outage'))('run control across a Redis outage', () => {});
+ */
+export function redisServerInstalled(suite: string): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    console.warn(`[${suite}] NOTICE: redis-server not installed: its private-Redis tests are SKIPPED.`);
+    return false;
+  }
 }
 
 /**

@@ -1,19 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { freePort, startPrivateRedis, stopPrivateRedis } from '@agentry/testkit';
+import { freePort, redisServerInstalled, startPrivateRedis, stopPrivateRedis } from '@agentry/testkit';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { RunJobData } from '../types.ts';
 import { createRedisScheduler } from './redis-scheduler.ts';
 
-const hasRedisServer = (() => {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasRedisServer) console.warn('[scheduler cost] NOTICE: redis-server not installed: cost test SKIPPED.');
+const hasRedisServer = redisServerInstalled('scheduler cost');
 
 /** Every command the server ran so far, those run by Lua scripts included (INFO commandstats). */
 async function commands(redis: Redis): Promise<number> {
