@@ -30,8 +30,11 @@ async function twice(keepCompleted?: number): Promise<{ runs: number; kept: numb
     await queue.enqueue('job-1', { runId: 'r1', tenantId: 't1' });
     expect(await queue.waitUntilFinished('job-1', 10_000)).toBe('finished');
     // The second run (if any) has been taken once nothing waits or runs.
-    for (let i = 0; i < 50 && (await queue.counts()).waiting + (await queue.counts()).active > 0; i++)
-      await new Promise((r) => setTimeout(r, 50));
+    const pending = async () => {
+      const counts = await queue.counts();
+      return counts.waiting + counts.active;
+    };
+    for (let i = 0; i < 50 && (await pending()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
     return { runs, kept: await inspect.getCompletedCount() };
   } finally {
     await inspect.close();
