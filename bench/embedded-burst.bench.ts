@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@agentry/testkit';
 import type { BenchResult } from './run.ts';
 import { summarize } from './stats.ts';
+import { embeddedCommand } from './support/embedded-command.ts';
 import { api, startServices, stopChild } from './support/platform.ts';
 import { cpuMs } from './support/proc.ts';
 
@@ -44,10 +45,12 @@ async function startEmbedded(llm: string, env: Record<string, string>): Promise<
   const port = await freePort();
   const log = createWriteStream(join(dataDir, 'platform.log'));
   await new Promise((done) => log.once('open', done));
-  const child = spawn(process.execPath, [join(repoRoot, 'apps/api/src/main.ts'), '--embedded'], {
+  const launch = embeddedCommand();
+  const child = spawn(process.execPath, [...launch.nodeFlags, join(repoRoot, 'apps/api/src/main.ts'), '--embedded'], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',
+      ...launch.env,
       ...PLATFORM_ENV,
       ...env,
       DATA_DIR: dataDir,

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@agentry/testkit';
 import { startLocalTopology } from '../../infra/local-topology.ts';
 import { summarize } from '../stats.ts';
+import { embeddedCommand } from './embedded-command.ts';
 import { rssBytes } from './proc.ts';
 import { readSse } from './sse-client.ts';
 
@@ -200,10 +201,12 @@ export async function startEmbedded<M extends string>(
   const port = await freePort();
   const log = createWriteStream(join(dataDir, 'platform.log'));
   await new Promise((done) => log.once('open', done));
-  const child = spawn(process.execPath, [join(repoRoot, 'apps/api/src/main.ts'), '--embedded'], {
+  const launch = embeddedCommand();
+  const child = spawn(process.execPath, [...launch.nodeFlags, join(repoRoot, 'apps/api/src/main.ts'), '--embedded'], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',
+      ...launch.env,
       ...PLATFORM_ENV,
       ...profileEnv(),
       ...env,

@@ -10,7 +10,11 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * The embedded mode's heap headroom over the live heap after a full collection. PGlite allocates
  * for every statement in this process too, and with V8's default (a factor up to 4 on a large
  * machine) the heap grew to ≈ 500 MiB around ≈ 130 MiB of live objects under load, and stayed
- * there. V8 reads this at each full collection, so setting it after start-up takes effect.
+ * there. V8 reads this at each full collection, so setting it after start-up takes effect. What
+ * only takes effect when the process starts is in `pnpm start` (package.json): a young generation
+ * of at most 2 × 16 MiB (V8 sized it from the machine's memory: ≈ 100 MiB more resident heap) and
+ * the C allocator returning freed memory (PGlite's compiler and buffers left ≈ 150 MiB of freed
+ * pages in its heap) — the embedded process's RSS under load ≈ 620 → ≈ 400 MiB (BENCHMARKS.md).
  */
 const EMBEDDED_HEAP_GROWING_PERCENT = 20;
 

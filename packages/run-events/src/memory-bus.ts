@@ -24,8 +24,13 @@ export interface MemoryBusLimits extends RunEventBusLimits {
   maxFinishedEvents: number;
 }
 
-/** About 20–40 MiB of event records: minutes of history at the embedded mode's throughput. */
-export const defaultMemoryBusLimits: MemoryBusLimits = { ...defaultLimits, maxFinishedEvents: 100_000 };
+/**
+ * About 5–15 MiB of event records (a merged text delta is up to 2 KiB): a minute of history at the
+ * embedded mode's full throughput (≈ 40 streamed runs/s), far more at a normal pace. 100,000 kept
+ * the embedded process's memory growing for the first five minutes of a streaming soak (+45 MiB)
+ * toward a 500 MiB budget; a late reader of a dropped run still gets its final status.
+ */
+export const defaultMemoryBusLimits: MemoryBusLimits = { ...defaultLimits, maxFinishedEvents: 25_000 };
 
 /**
  * The embedded mode's bus: same contract as the Redis one, inside one process.

@@ -90,6 +90,55 @@ describe('createAdmission', () => {
     await settle();
     expect(sole.tryAcquire()).toBeDefined();
   });
+
+  /** Fills `admission` (maxInFlight 1) and gives `turns` turns back, one every `everyMs`. */
+  async function drained(admission: Admission, turns: number, everyMs: number): Promise<void> {
+    let release = admission.tryAcquire()!;
+    for (let i = 0; i < turns; i++) {
+      const next = admission.acquire();
+      await settle(everyMs);
+      release();
+      await settle();
+      release = await next;
+    }
+  }
+
+  it('tells a refused caller when the queue will have moved, at its recent pace, from 1 s to the wait bound', async () => {
+    const options = { maxInFlight: 1, maxQueued: 20, maxWaitMs: 8000 };
+    // No turn given back yet: no evidence of the pace, the wait bound.
+    const fresh = createAdmission({ ...options, maxQueued: 0 });
+    fresh.tryAcquire();
+    await expect(fresh.acquire()).rejects.toMatchObject({ retryAfterMs: 8000, details: { reason: 'queue_full' } });
+
+    // 100 turns a second: 20 waiting ahead drain in 0.2 s, so 1 s (Retry-After is whole seconds).
+    const fast = createAdmission(options);
+    await drained(fast, 30, 10);
+    const waiting = Array.from({ length: 20 }, () => fast.acquire().catch(() => undefined));
+    await expect(fast.acquire()).rejects.toMatchObject({ retryAfterMs: 1000, details: { reason: 'queue_full' } });
+
+    // 4 turns a second: 20 waiting (and the caller) need ≈ 5.25 s, so 6 s.
+    const slow = createAdmission(options);
+    await drained(slow, 10, 250);
+    const slowWaiting = Array.from({ length: 20 }, () => slow.acquire().catch(() => undefined));
+    await expect(slow.acquire()).rejects.toMatchObject({ retryAfterMs: 6000 });
+
+    // 1 turn a second: 21 s, capped at the wait bound.
+    const crawl = createAdmission(options);
+    await drained(crawl, 4, 1000);
+    const crawlWaiting = Array.from({ length: 20 }, () => crawl.acquire().catch(() => undefined));
+    await expect(crawl.acquire()).rejects.toMatchObject({ retryAfterMs: 8000 });
+
+    // Turns given back long ago (more than the wait bound): no evidence again.
+    await settle(9000);
+    await Promise.all([...waiting, ...slowWaiting, ...crawlWaiting]);
+    const stale = createAdmission({ ...options, maxQueued: 1 });
+    await drained(stale, 5, 10);
+    await settle(8100);
+    const staleWaiting = stale.acquire().catch(() => undefined);
+    await expect(stale.acquire()).rejects.toMatchObject({ retryAfterMs: 8000 });
+    await settle(8000);
+    await staleWaiting;
+  });
 });
 
 interface Simulated {

@@ -55,8 +55,12 @@ interface Waiter {
 export function createAdmission(options: AdmissionOptions): Admission {
   let inFlight = 0;
   const waiting: Waiter[] = [];
+  const drain = drainClock();
+  const busy = (reason: 'queue_full' | 'wait_timeout') =>
+    serverBusy(options, reason, drain.retryAfterMs(waiting.length + 1, options.maxWaitMs));
 
   const passOn = () => {
+    drain.tick(Date.now());
     const next = waiting.shift();
     if (!next) {
       inFlight--;
@@ -85,7 +89,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const now = this.tryAcquire();
       if (now) return Promise.resolve(now);
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (waiting.length >= options.maxQueued) return Promise.reject(serverBusy(options, 'queue_full'));
+      if (waiting.length >= options.maxQueued) return Promise.reject(busy('queue_full'));
       return new Promise((resolve, reject) => {
         const leave = (error: unknown) => {
           const at = waiting.indexOf(waiter);
@@ -94,7 +98,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
           reject(error);
         };
         const onAbort = () => leave(signal!.reason);
-        const timer = setTimeout(() => leave(serverBusy(options, 'wait_timeout')), options.maxWaitMs);
+        const timer = setTimeout(() => leave(busy('wait_timeout')), options.maxWaitMs);
         const waiter: Waiter = {
           resolve,
           reject,
@@ -114,6 +118,40 @@ export function createAdmission(options: AdmissionOptions): Admission {
       return waiting.length;
     },
     options,
+  };
+}
+
+/** Turns given back remembered (their times), to tell how fast the wait queue moves. */
+const DRAIN_SAMPLES = 64;
+
+/**
+ * How long the wait queue takes to move, from the times of the last `DRAIN_SAMPLES` turns given
+ * back (a ring: constant work per turn). A burst refused with a fixed `Retry-After` of the wait
+ * bound (5 s) was told to stay away far longer than the queue took to drain (< 2 s for 1,000
+ * messages on one API). Without recent turns (none within `maxWaitMs`) there is no evidence: the
+ * wait bound, as before.
+ */
+function drainClock() {
+  const times = new Array<number>(DRAIN_SAMPLES).fill(0);
+  let count = 0;
+  return {
+    tick(now: number) {
+      times[count % DRAIN_SAMPLES] = now;
+      count++;
+    },
+    /** Milliseconds until `ahead` more turns are given back at the recent pace, in whole seconds, 1 s to `maxWaitMs`. */
+    retryAfterMs(ahead: number, maxWaitMs: number): number {
+      const ceiling = Math.max(1000, maxWaitMs);
+      const samples = Math.min(count, DRAIN_SAMPLES);
+      if (samples < 2) return ceiling;
+      const newest = times[(count - 1) % DRAIN_SAMPLES]!;
+      const oldest = times[(count - samples) % DRAIN_SAMPLES]!;
+      const now = Date.now();
+      if (now - newest > maxWaitMs) return ceiling;
+      // From the oldest sample to now: a queue that stopped moving a moment ago counts as slower.
+      const perMs = (samples - 1) / Math.max(1, now - oldest);
+      return Math.min(ceiling, Math.max(1000, Math.ceil(ahead / perMs / 1000) * 1000));
+    },
   };
 }
 
