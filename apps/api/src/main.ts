@@ -14,7 +14,7 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * only takes effect when the process starts is in `pnpm start` (package.json): a young generation
  * of at most 2 × 16 MiB (V8 sized it from the machine's memory: ≈ 100 MiB more resident heap) and
  * the C allocator returning freed memory (PGlite's compiler and buffers left ≈ 150 MiB of freed
- * pages in its heap) — the embedded process's RSS under load ≈ 620 → ≈ 400 MiB (BENCHMARKS.md).
+ * pages in its heap) — the embedded process's RSS under load ≈ 620 → ≈ 430 MiB (BENCHMARKS.md).
  */
 const EMBEDDED_HEAP_GROWING_PERCENT = 20;
 

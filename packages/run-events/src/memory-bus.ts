@@ -25,10 +25,10 @@ export interface MemoryBusLimits extends RunEventBusLimits {
 }
 
 /**
- * About 5–15 MiB of event records (a merged text delta is up to 2 KiB): a minute of history at the
- * embedded mode's full throughput (≈ 40 streamed runs/s), far more at a normal pace. 100,000 kept
- * the embedded process's memory growing for the first five minutes of a streaming soak (+45 MiB)
- * toward a 500 MiB budget; a late reader of a dropped run still gets its final status.
+ * About a minute of history at the embedded mode's full throughput (≈ 40 streamed runs/s), far more
+ * at a normal pace. 100,000 kept the embedded process's memory growing for the first five minutes
+ * of a streaming soak, to 45 MiB more than with 25,000 (≈ 0.6 KiB per event: 25,000 ≈ 15 MiB);
+ * a late reader of a dropped run still gets its final status.
  */
 export const defaultMemoryBusLimits: MemoryBusLimits = { ...defaultLimits, maxFinishedEvents: 25_000 };
 
