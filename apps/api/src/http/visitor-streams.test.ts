@@ -14,17 +14,22 @@ afterAll(async () => {
   if (redisReady) await deleteRedisKeys(prefix).catch(() => {});
 });
 
+/** An API process's view of the cap, and a way to wait until its releases so far have reached the store. */
+type Process = VisitorStreams & { settled(): Promise<unknown> };
+
 /** Two API processes' views of the same cap (Redis: two clients; memory: one process). */
-function processes(kind: 'memory' | 'redis', max: number, leaseMs?: number): VisitorStreams[] {
+function processes(kind: 'memory' | 'redis', max: number, leaseMs?: number): Process[] {
   if (kind === 'memory') {
-    const one = createMemoryVisitorStreams(max);
+    const one = Object.assign(createMemoryVisitorStreams(max), { settled: async () => {} });
     return [one, one];
   }
   const own = `${prefix}:${randomBytes(4).toString('hex')}`;
   return [0, 1].map(() => {
     const redis = new Redis(testServices.redisUrl);
     clients.push(redis);
-    return createRedisVisitorStreams({ redis, prefix: own, max, ...(leaseMs ? { leaseMs } : {}) });
+    const streams = createRedisVisitorStreams({ redis, prefix: own, max, ...(leaseMs ? { leaseMs } : {}) });
+    // A release is sent without waiting; a reply to a later command on the same connection means it was applied.
+    return Object.assign(streams, { settled: () => redis.ping() });
   });
 }
 
@@ -64,20 +69,25 @@ describe.each(kinds)('event streams per visitor (%s)', (kind) => {
     const next = random(seed);
     const max = 1 + next(4);
     const procs = processes(kind, max);
-    const held = new Map<string, Array<() => void>>();
+    const held = new Map<string, Array<{ release: () => void; by: Process }>>();
     for (let step = 0; step < 120; step++) {
       const visitor = `v${next(3)}`;
       const mine = held.get(visitor) ?? [];
       held.set(visitor, mine);
       if (mine.length > 0 && next(3) === 0) {
-        mine.splice(next(mine.length), 1)[0]!();
+        const { release, by } = mine.splice(next(mine.length), 1)[0]!;
+        release();
+        // The count below is exact only once the release is in; another process's acquire could
+        // otherwise overtake it on its own connection (CI saw that: refused one slot under the cap).
+        await by.settled();
         continue;
       }
-      const release = await procs[next(2)]!.tryAcquire(visitor);
+      const by = procs[next(2)]!;
+      const release = await by.tryAcquire(visitor);
       expect({ seed, step, granted: release !== undefined }).toEqual({ seed, step, granted: mine.length < max });
-      if (release) mine.push(release);
+      if (release) mine.push({ release, by });
     }
-    for (const releases of held.values()) for (const release of releases) release();
+    for (const releases of held.values()) for (const { release } of releases) release();
   });
 });
 
