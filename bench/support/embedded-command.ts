@@ -32,7 +32,7 @@ export function embeddedCommand(): EmbeddedCommand {
       .trim()
       .split(/\s+/)
       .filter(Boolean)
-      .map((pair) => pair.split('=', 2) as [string, string]),
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   );
   return { env, nodeFlags: match[2]!.trim().split(/\s+/).filter(Boolean) };
 }
