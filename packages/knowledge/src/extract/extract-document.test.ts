@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { isAppError } from '@agentry/errors';
 import { describe, expect, it } from 'vitest';
 import { makeDocx, makeHtmlPage, makePdf } from '../test-support/make-documents.ts';
@@ -208,7 +209,52 @@ describe('extractDocument: isolation', () => {
     // The pool still works afterwards.
     expect((await extractDocument({ bytes, format: 'pdf' }, limits)).pages).toBe(30);
   });
+
+  it('reads in a child process: a reader killed mid-parse, even by a native abort, fails only its document', async () => {
+    const bytes = await makePdf(Array.from({ length: 200 }, (_, i) => ({ heading: `Part ${i}`, lines: ['Text.'] })));
+    for (const signal of ['SIGABRT', 'SIGSEGV'] as const) {
+      const pending = failure({ bytes, format: 'pdf' }, { ...limits, maxPages: 500 });
+      const pid = await waitFor(() => readerPids()[0]);
+      process.kill(pid, signal);
+      const error = await pending;
+      expect(error.code).toBe('document_unreadable');
+      expect(error.message).toContain(signal);
+    }
+    // Timeouts that kill readers at every stage (starting, loading pdf.js, inflating streams) leave this process be.
+    for (const timeoutMs of [1, 20, 60, 120, 250]) {
+      const slow = await failure({ bytes, format: 'pdf' }, { ...limits, maxPages: 500, timeoutMs });
+      expect(slow.message).toMatch(/too long/);
+    }
+    expect((await extractDocument({ bytes, format: 'pdf' }, { ...limits, maxPages: 500 })).pages).toBe(200);
+  });
 });
+
+/** Child processes of this process running the extraction reader. */
+function readerPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (ppid === process.pid && cmdline.includes('extract-worker')) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
 
 /** GBK-encodes text through the platform's decoder (build a reverse table for the characters used). */
 function encodeGbk(text: string): Uint8Array {

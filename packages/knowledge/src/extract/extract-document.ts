@@ -6,7 +6,7 @@ import { EXTRACT_TIMEOUT_MS, extractInWorker } from './worker-pool.ts';
 /**
  * A document's text and structure: sections under their headings (`h1`–`h6`, Markdown `#`, Word's
  * heading styles, PDF lines set larger than the body), PDF pages, an HTML page's main content and
- * links. PDF, DOCX, HTML, Markdown and CSV are parsed in a worker thread (bounded in time and
+ * links. PDF, DOCX, HTML, Markdown and CSV are parsed in a child process (bounded in time and
  * memory); plain text here. Fails only with `AppError`s: `document_unreadable` (corrupt, empty,
  * too slow), `document_too_large` (past `maxChars` / `maxPages`), `aborted`, or `server_busy`
  * when too many documents wait to be read.
