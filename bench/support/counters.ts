@@ -7,12 +7,12 @@
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import type { Platform } from './platform.ts';
-import { sleep } from './platform.ts';
+import { postgresAdminUrl, sleep } from './platform.ts';
 import { cpuMeter, machineCpuMs, pidsByComm, postgresPids, writeCallMeter } from './proc.ts';
 
 /** Committed transactions and rows written in `database` so far (pg_stat_database). */
 async function databaseStats(database: string) {
-  const sql = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
+  const sql = postgres(postgresAdminUrl, { max: 1, onnotice: () => {} });
   try {
     const [row] =
       await sql`select xact_commit + xact_rollback as xacts, tup_inserted + tup_updated + tup_deleted as writes,

@@ -21,6 +21,8 @@ import { readSse } from './sse-client.ts';
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const setting = (name: string): string | undefined => process.env[name];
 const CPU_PROF = setting('BENCH_CPU_PROF');
+/** Where (b) creates its fresh database: e.g. a private server with pg_stat_statements loaded. */
+export const postgresAdminUrl = setting('BENCH_POSTGRES_URL') ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 /**
  * The platform settings used in every mode: the defaults (8 and 4) cap one tenant at 4 runs at
@@ -248,6 +250,7 @@ export async function startSeparate<M extends string>(services: Services, models
     env: { ...PLATFORM_ENV, ...profileEnv(), OPENAI_BASE_URL: services.llm },
     onLog: () => {},
     stopDeadlineMs: 20_000,
+    postgresAdminUrl,
   });
   try {
     const url = topology.apiUrls[0]!;

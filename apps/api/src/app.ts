@@ -159,9 +159,9 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.route('/agents', agentRoutes(deps));
   tenantScoped.route('/agents', agentTestRoutes(deps));
   tenantScoped.route('/conversations', conversationRoutes(deps, runs));
-  tenantScoped.route('/conversations', handoffRoutes(deps));
+  tenantScoped.route('/conversations', handoffRoutes(deps, runs));
   tenantScoped.route('/inbox', inboxRoutes(deps));
-  tenantScoped.route('/runs', runRoutes(deps));
+  tenantScoped.route('/runs', runRoutes(deps, runs));
   tenantScoped.route('/secrets', secretRoutes(deps));
   tenantScoped.route('/model-providers', modelProviderRoutes(deps));
   tenantScoped.route('/knowledge-bases', knowledgeBaseRoutes(deps));

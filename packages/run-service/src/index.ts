@@ -11,6 +11,7 @@ export {
   versionModel,
 } from './agent-version.ts';
 export { businessHoursIssues, isTimeZone, isWithinBusinessHours } from './business-hours.ts';
+export type { CancelRunOptions } from './cancel-run.ts';
 export { endUserSealContext, openEndUser, sealEndUser, type VerifiedEndUser } from './end-user.ts';
 export {
   addNote,

@@ -29,6 +29,7 @@ import type { RunControl, RunEventBus } from '@agentry/run-events';
 import type { SecretBox } from '@agentry/secrets';
 import { compileVersion, type PreparedVersion, prepareVersion, versionModel } from './agent-version.ts';
 import { busyDecision } from './busy-policy.ts';
+import { type CancelRunOptions, cancelRun } from './cancel-run.ts';
 import { assertDailyQuota } from './daily-quota.ts';
 import { sealEndUser, type VerifiedEndUser } from './end-user.ts';
 import { announce, conversationSummary, modeEvent, streamedMessage } from './handoff-events.ts';
@@ -106,6 +107,8 @@ export interface RunService {
   startMessageRun(request: MessageRunRequest): Promise<MessageRunResult>;
   /** Starts a new conversation's first run; the conversation is removed when the run cannot start. */
   startConversationRun(request: ConversationRunRequest): Promise<{ run: Run; conversation: Conversation }>;
+  /** Stops a run wherever it is ({@link cancelRun}); the run as it is now. */
+  cancel(run: Run, options?: CancelRunOptions): Promise<Run>;
 }
 
 /**
@@ -241,6 +244,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     prepare: (tx, tenantId, version) => prepareVersion(tx, deps, tenantId, version),
     startMessageRun,
     startConversationRun,
+    cancel: (run, options) => cancelRun(deps, run, options),
   };
 }
 

@@ -5,14 +5,12 @@ import {
   type ConversationActor,
   type ConversationEvent,
   type Db,
-  finishRunUnfenced,
   getAgentWithVersion,
   getConversation,
   isId,
   listConversationEvents,
   listMessages,
   memberDisplayName,
-  requestCancel,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import { textOf } from '@agentry/llm';
@@ -22,6 +20,7 @@ import {
   conversationStreamKey,
   handoffSettings,
   type Member,
+  type RunService,
   releaseConversation,
   requestHandoff,
   resolveConversation,
@@ -107,7 +106,7 @@ export function conversationEventView(event: ConversationEvent) {
  * notes, release it to the model with a note for it, or resolve it; visitors ask for a person
  * (when the agent offers the button) and follow people's replies.
  */
-export function handoffRoutes(deps: ApiDeps) {
+export function handoffRoutes(deps: ApiDeps, runs: RunService) {
   const app = new Hono<{ Variables: AuthVariables }>();
   const handoffDeps = { db: deps.db, events: deps.events };
 
@@ -198,7 +197,7 @@ export function handoffRoutes(deps: ApiDeps) {
       claim: assignee.userId === principal.user?.id,
       note: body.note ?? null,
     });
-    if (before.mode === 'bot' || before.mode === 'resolved') await stopActiveRuns(deps, after);
+    if (before.mode === 'bot' || before.mode === 'resolved') await stopActiveRuns(deps, runs, after);
     return c.json(handoffView(after));
   });
 
@@ -332,7 +331,7 @@ export function handoffRoutes(deps: ApiDeps) {
         path === 'release'
           ? await releaseConversation(handoffDeps, input)
           : await resolveConversation(handoffDeps, input);
-      if (path === 'resolve') await stopActiveRuns(deps, after);
+      if (path === 'resolve') await stopActiveRuns(deps, runs, after);
       return c.json(handoffView(after));
     });
   }
@@ -383,17 +382,8 @@ async function fallbackSummary(db: Db, tenantId: string, id: string): Promise<st
  * A take-over or a resolution stops what the model is doing: queued and waiting runs end at once
  * (cancelled), running ones are told to stop (their worker writes `cancelled`).
  */
-async function stopActiveRuns(deps: ApiDeps, conversation: Conversation): Promise<void> {
+async function stopActiveRuns(deps: ApiDeps, runs: RunService, conversation: Conversation): Promise<void> {
   for (const run of await activeRuns(deps.db, conversation.tenantId, conversation.id)) {
-    const requested = (await requestCancel(deps.db, run.tenantId, run.id)) ?? run;
-    if (
-      (requested.status === 'queued' || requested.status === 'waiting') &&
-      (await finishRunUnfenced(deps.db, requested, { status: 'cancelled' }, ['queued', 'waiting']))
-    ) {
-      await deps.events.publish(run.id, { type: 'run-status', status: 'cancelled', final: true }).catch(() => {});
-      await deps.scheduler.forget({ runId: run.id, tenantId: run.tenantId }).catch(() => {});
-    } else {
-      await deps.control.cancel(run.id).catch(() => {});
-    }
+    await runs.cancel(run, { startNext: false });
   }
 }

@@ -1,10 +1,8 @@
 import type { PendingInput } from '@agentry/agent';
 import { ToolResultsBody } from '@agentry/contract/schemas';
 import {
-  activeRuns,
   answerWaitingRun,
   FINAL_RUN_STATUSES,
-  finishRunUnfenced,
   getAgentVersion,
   getConversation,
   getRun,
@@ -13,13 +11,12 @@ import {
   linkIdempotencyKey,
   listRunMessages,
   type Run,
-  requestCancel,
   withTenantScope,
 } from '@agentry/db';
 import { errors } from '@agentry/errors';
 import type { ToolCallPart } from '@agentry/llm';
 import { runJobData } from '@agentry/queue';
-import { compileVersion, sealEndUser, type VerifiedEndUser } from '@agentry/run-service';
+import { compileVersion, type RunService, sealEndUser, type VerifiedEndUser } from '@agentry/run-service';
 import { unansweredInput } from '@agentry/runner';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
@@ -57,17 +54,11 @@ async function pendingCalls(
   return sealed ? { pending, sealedEndUser: sealed } : { pending };
 }
 
-/** After the API ended a run: the conversation's next queued run (if any) goes now. */
-async function submitNextRun(deps: ApiDeps, run: Run): Promise<void> {
-  const next = (await activeRuns(deps.db, run.tenantId, run.conversationId)).find((r) => r.status === 'queued');
-  if (next) await deps.scheduler.submit(runJobData(next)).catch(() => {});
-}
-
 const runId: Record<string, ParamDoc> = { id: { description: 'The run id', resource: 'run' } };
 /** How long a cancel request waits for the run to stop before answering 202. */
 const CANCEL_WAIT_MS = 3000;
 
-export function runRoutes(deps: ApiDeps) {
+export function runRoutes(deps: ApiDeps, runs: RunService) {
   const app = new Hono<{ Variables: AuthVariables }>();
   const load = async (tenantId: string, id: string, principal: Principal) => {
     const run = isId(id) ? await getRun(deps.db, tenantId, id) : undefined;
@@ -111,23 +102,10 @@ export function runRoutes(deps: ApiDeps) {
   );
   app.post('/:id/cancel', async (c) => {
     const found = await load(c.var.tenant.id, c.req.param('id'), c.var.principal);
-    const run = (await requestCancel(deps.db, found.tenantId, found.id)) ?? found;
-    if (
-      (run.status === 'queued' || run.status === 'waiting') &&
-      (await finishRunUnfenced(deps.db, run, { status: 'cancelled' }, ['queued', 'waiting']))
-    ) {
-      // Not running (queued, parked at its tenant's cap, or waiting for a person): no worker works
-      // on it, so the API ends it — for good: the fence moved, a job dispatched for it finds it
-      // final. Its place in the tenant's wait list goes, and its conversation's next run starts.
-      await deps.events.publish(run.id, { type: 'run-status', status: 'cancelled', final: true });
-      await deps.scheduler.forget({ runId: run.id, tenantId: run.tenantId }).catch(() => {});
-      await submitNextRun(deps, run);
-    } else if (!FINAL_RUN_STATUSES.includes(run.status)) {
-      // Running: its worker stops at once (the run's control channel) and writes `cancelled`; a
-      // worker that died meanwhile leaves the request on the run, which the next claim honours.
-      await deps.control.cancel(run.id);
+    const run = await runs.cancel(found);
+    // Running: its worker is stopping it; answer once it did, or 202 past the wait.
+    if (!FINAL_RUN_STATUSES.includes(run.status))
       await waitForRunEnd(deps.events, run.id, CANCEL_WAIT_MS, deps.runFinishes);
-    }
     const latest = (await getRun(deps.db, run.tenantId, run.id)) ?? run;
     return c.json(
       forPrincipal(c.var.principal, runView(latest, await listRunMessages(deps.db, run.tenantId, run.id))),
