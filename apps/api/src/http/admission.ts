@@ -56,8 +56,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
   let inFlight = 0;
   const waiting: Waiter[] = [];
   const drain = drainClock();
-  const busy = (reason: 'queue_full' | 'wait_timeout') =>
-    serverBusy(options, reason, drain.retryAfterMs(waiting.length + 1, options.maxWaitMs));
+  // `ahead`: the turns to be given back before the refused caller's would come.
+  const busy = (reason: 'queue_full' | 'wait_timeout', ahead: number) =>
+    serverBusy(options, reason, drain.retryAfterMs(ahead, options.maxWaitMs));
 
   const passOn = () => {
     drain.tick(Date.now());
@@ -89,7 +90,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const now = this.tryAcquire();
       if (now) return Promise.resolve(now);
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (waiting.length >= options.maxQueued) return Promise.reject(busy('queue_full'));
+      if (waiting.length >= options.maxQueued) return Promise.reject(busy('queue_full', waiting.length + 1));
       return new Promise((resolve, reject) => {
         const leave = (error: unknown) => {
           const at = waiting.indexOf(waiter);
@@ -98,7 +99,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
           reject(error);
         };
         const onAbort = () => leave(signal!.reason);
-        const timer = setTimeout(() => leave(busy('wait_timeout')), options.maxWaitMs);
+        // Still in the queue when refused: it counts itself once.
+        const timer = setTimeout(() => leave(busy('wait_timeout', waiting.length)), options.maxWaitMs);
         const waiter: Waiter = {
           resolve,
           reject,
