@@ -157,7 +157,7 @@ export function createApp(deps: ApiDeps, observability: AppObservability = {}): 
   tenantScoped.use('*', rateLimit(deps.rateLimit));
   tenantScoped.use('*', idempotency(deps.db, { leaseMs: deps.idempotencyLeaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS }));
   tenantScoped.route('/agents', agentRoutes(deps));
-  tenantScoped.route('/agents', agentTestRoutes(deps));
+  tenantScoped.route('/agents', agentTestRoutes(deps, runs));
   tenantScoped.route('/conversations', conversationRoutes(deps, runs));
   tenantScoped.route('/conversations', handoffRoutes(deps, runs));
   tenantScoped.route('/inbox', inboxRoutes(deps));

@@ -72,7 +72,7 @@ export type TestRunEvent =
  * is done) `repetitions` times, `caseConcurrency` cases at once; a case passes when the share of
  * passing repetitions reaches the threshold. Each case's result is stored as it ends (counts,
  * tokens and cost with it) and announced on the run's event stream; the run ends `passed` or
- * `failed`. A cancelled run stops at its next turn. An infrastructure fault throws (the job is
+ * `failed`. A cancelled run stops (the API cancels its turns in flight). An infrastructure fault throws (the job is
  * retried and resumes); anything else ends the run `error` with its reason.
  *
  * @example

@@ -11,6 +11,7 @@ import {
 import {
   type Agent,
   type AgentTestRow,
+  activeTestRunRuns,
   createAgentTest,
   createTestRun,
   deleteAgentTest,
@@ -34,7 +35,7 @@ import {
 import { type AppError, errors, type FieldIssue, isAppError } from '@agentry/errors';
 import { resolveModelSpec } from '@agentry/models';
 import type { JobQueue } from '@agentry/queue';
-import { loadTenantModelSettings } from '@agentry/run-service';
+import { loadTenantModelSettings, type RunService } from '@agentry/run-service';
 import { type Context, Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import { audit } from '../http/audit.ts';
@@ -198,7 +199,7 @@ export function forceReason(reason: string | undefined, field: string): string {
  * (CRUD, export, import), test runs (started as background jobs, listed, read with every case's
  * result, followed live, cancelled), a version's gate and the agent's `require_passing_tests`.
  */
-export function agentTestRoutes(deps: ApiDeps) {
+export function agentTestRoutes(deps: ApiDeps, runs: RunService) {
   const app = new Hono<{ Variables: AuthVariables }>();
   const tests = () => {
     if (!deps.agentTests) throw errors.unavailable('queue_unavailable', 'Test runs are not set up here');
@@ -595,7 +596,7 @@ export function agentTestRoutes(deps: ApiDeps) {
     doc({
       operationId: 'cancelTestRun',
       tag: 'Agent tests',
-      summary: 'Cancel a test run (it stops at its next turn)',
+      summary: 'Cancel a test run (the runs of its turns in flight are cancelled too)',
       auth: 'tenant',
       path: runParams,
       responses: { 200: { description: 'The test run', schema: ref('TestRun') } },
@@ -610,6 +611,8 @@ export function agentTestRoutes(deps: ApiDeps) {
         .publish(run.id, { type: 'test-run-finished', status: 'cancelled', final: true })
         .catch(() => '');
       await audit(deps.db, c, 'test_run.cancelled', { type: 'agent', id: agent.id }, { test_run_id: run.id });
+      // Its turns in flight stop too: nothing will read their answers.
+      for (const active of await activeTestRunRuns(deps.db, run.tenantId, run.id)) await runs.cancel(active);
     }
     return c.json(testRunView(ended ?? run));
   });

@@ -7,11 +7,14 @@ import {
   agentTests,
   conversations,
   type PlannedTestCase,
+  runs,
   type TestRunStatusValue,
   testCaseResults,
   testRuns,
 } from '../schema.ts';
 import { type Tx, withSystemScope, withTenantScope } from '../tenant-scope.ts';
+import { isActiveRun } from './run-status-sql.ts';
+import type { Run } from './runs.ts';
 
 /**
  * Test conversations that gate publishing (issue 22): an agent's stored cases, test runs and
@@ -395,6 +398,33 @@ export async function claimTestRun(
       .where(eq(testCaseResults.testRunId, id));
     return { run, done: new Set(stored.map((r) => r.position)) };
   });
+}
+
+/**
+ * The runs still active in a test run's conversations (its turns in flight), oldest first: through
+ * the conversations' test-run index and the runs' active index.
+ *
+ * @example
+ * for (const run of await activeTestRunRuns(db, tenantId, testRunId)) await runService.cancel(run);
+ */
+export async function activeTestRunRuns(db: Db, tenantId: string, testRunId: string): Promise<Run[]> {
+  const rows = await withTenantScope(db, tenantId, (tx) =>
+    tx
+      .select({ run: runs })
+      .from(runs)
+      .innerJoin(conversations, eq(conversations.id, runs.conversationId))
+      .where(
+        and(
+          eq(runs.tenantId, tenantId),
+          eq(conversations.tenantId, tenantId),
+          sql`${conversations.test} is not null`,
+          sql`${conversations.test}->>'testRunId' = ${testRunId}`,
+          isActiveRun(runs.status),
+        ),
+      )
+      .orderBy(asc(runs.createdAt), asc(runs.id)),
+  );
+  return rows.map((row) => row.run);
 }
 
 export interface NewTestCaseResult {
