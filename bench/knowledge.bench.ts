@@ -45,7 +45,12 @@ import {
   type RetrievedPassage,
   recallAtK,
 } from '../packages/knowledge/src/index.ts';
-import { hashEmbedding, lexicalFeatures } from '../packages/provider-demo/src/index.ts';
+import {
+  createLocalEmbeddingModel,
+  hashEmbedding,
+  lexicalFeatures,
+  queryFeatures,
+} from '../packages/provider-demo/src/index.ts';
 import { testServices } from '../packages/testkit/src/services.ts';
 import type { BenchResult } from './run.ts';
 import { summarize } from './stats.ts';
@@ -61,6 +66,7 @@ import {
 import { machineCpuMs } from './support/proc.ts';
 
 const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const envText = (name: string, fallback: string) => process.env[name] ?? fallback;
 const PDF_PAGES = envNumber('KB_PDF_PAGES', 50);
 const PDF_RUNS = envNumber('KB_PDF_RUNS', 5);
 const HTML_PAGES = envNumber('KB_HTML_PAGES', 50);
@@ -71,6 +77,9 @@ const PGLITE_QUERIES = envNumber('KB_PGLITE_QUERIES', 40);
 const CHUNK_WORDS = envNumber('KB_CHUNK_WORDS', 120);
 const DIMENSIONS = 256;
 const MODEL = 'local/hashing-v1';
+/** The built-in model, for the vector-only baselines: queries embedded as the search embeds them. */
+const localModel = createLocalEmbeddingModel({ dimensions: DIMENSIONS });
+const queryVector = async (q: string) => (await localModel.embedQuery!([q]))[0]!;
 /** What `createKnowledgeSearch` asks each ranking for by default. */
 const CANDIDATES = 50;
 const CHUNKS_PER_DOCUMENT = 1000;
@@ -291,11 +300,11 @@ async function searchLatency(db: Db, label: string, chunks: number, queries: num
     .slice(0, queries);
   const hybrid = (q: string) => knowledge.search({ tenantId, knowledgeBases: [baseId], query: q, topK: 5 });
   const text = (q: string) =>
-    searchKnowledgeByText(db, tenantId, { baseIds: [baseId], features: lexicalFeatures(q), limit: CANDIDATES });
-  const vector = (q: string) =>
+    searchKnowledgeByText(db, tenantId, { baseIds: [baseId], features: queryFeatures(q), limit: CANDIDATES });
+  const vector = async (q: string) =>
     searchKnowledgeByVector(db, tenantId, {
       baseIds: [baseId],
-      vector: hashEmbedding(q, DIMENSIONS),
+      vector: await queryVector(q),
       limit: CANDIDATES,
       mode,
     });
@@ -373,14 +382,12 @@ async function retrieval(db: Db): Promise<BenchResult[]> {
     hybrid: async (q: string) =>
       passages(await knowledge.search({ tenantId, knowledgeBases: [baseId], query: q, topK: 5 })),
     'full-text only': async (q: string) =>
-      passages(
-        await searchKnowledgeByText(db, tenantId, { baseIds: [baseId], features: lexicalFeatures(q), limit: 5 }),
-      ),
+      passages(await searchKnowledgeByText(db, tenantId, { baseIds: [baseId], features: queryFeatures(q), limit: 5 })),
     'vector only': async (q: string) =>
       passages(
         await searchKnowledgeByVector(db, tenantId, {
           baseIds: [baseId],
-          vector: hashEmbedding(q, DIMENSIONS),
+          vector: await queryVector(q),
           limit: 5,
           mode,
         }),
@@ -419,24 +426,31 @@ async function retrieval(db: Db): Promise<BenchResult[]> {
  * The knowledge benchmark: ingestion rate, search latency at 100,000 chunks (Postgres) and 10,000
  * (PGlite), recall@5 of the labelled set. Environment: KB_PDF_PAGES (50), KB_PDF_RUNS (5),
  * KB_HTML_PAGES (50), KB_PG_CHUNKS (100000), KB_PGLITE_CHUNKS (10000), KB_PG_QUERIES (30),
- * KB_PGLITE_QUERIES (40), KB_CHUNK_WORDS (120).
+ * KB_PGLITE_QUERIES (40), KB_CHUNK_WORDS (120), KB_PHASES (all of `ingestion,retrieval,postgres,pglite`;
+ * e.g. `retrieval` measures only recall@5).
  */
 export async function run(): Promise<BenchResult[]> {
-  const pg = await freshPostgres();
+  const phases = new Set(envText('KB_PHASES', 'ingestion,retrieval,postgres,pglite').split(','));
   const results: BenchResult[] = [];
-  try {
-    const { db } = pg.database;
-    results.push(...(await phase(() => ingestion(db))));
-    results.push(...(await phase(() => retrieval(db))));
-    results.push(...(await phase(() => searchLatency(db, 'Postgres 15', PG_CHUNKS, PG_QUERIES))));
-  } finally {
-    await pg.drop();
+  if (phases.has('ingestion') || phases.has('retrieval') || phases.has('postgres')) {
+    const pg = await freshPostgres();
+    try {
+      const { db } = pg.database;
+      if (phases.has('ingestion')) results.push(...(await phase(() => ingestion(db))));
+      if (phases.has('retrieval')) results.push(...(await phase(() => retrieval(db))));
+      if (phases.has('postgres'))
+        results.push(...(await phase(() => searchLatency(db, 'Postgres 15', PG_CHUNKS, PG_QUERIES))));
+    } finally {
+      await pg.drop();
+    }
   }
-  const lite = await openDatabase({ kind: 'pglite' });
-  try {
-    results.push(...(await phase(() => searchLatency(lite.db, 'PGlite (embedded)', PGLITE_CHUNKS, PGLITE_QUERIES))));
-  } finally {
-    await lite.close();
+  if (phases.has('pglite')) {
+    const lite = await openDatabase({ kind: 'pglite' });
+    try {
+      results.push(...(await phase(() => searchLatency(lite.db, 'PGlite (embedded)', PGLITE_CHUNKS, PGLITE_QUERIES))));
+    } finally {
+      await lite.close();
+    }
   }
   return results;
 }

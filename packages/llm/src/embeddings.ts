@@ -22,6 +22,12 @@ export interface EmbeddingModel {
    */
   embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
   /**
+   * Vectors for search queries, when the model embeds a query unlike a passage (the built-in
+   * lexical model drops stopwords; models with query and document modes would ask for the query
+   * one). Optional: without it a query is embedded with `embed`.
+   */
+  embedQuery?(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+  /**
    * The vector length, asking the provider once when it is not known up front (embeds one short
    * word). Optional: models whose `dimensions` is always known need not have it.
    */

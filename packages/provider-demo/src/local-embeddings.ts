@@ -1,11 +1,9 @@
 import { type EmbeddingModel, normalizeVector } from '@agentry/llm';
+import { lexicalFeatures, queryFeatures } from './lexical-features.ts';
 
 /** The provider name of the built-in embeddings (`local/hashing-v1`). */
 export const LOCAL_EMBEDDING_PROVIDER = 'local';
 export const LOCAL_EMBEDDING_MODEL_ID = 'hashing-v1';
-
-const WORD = /[\p{L}\p{N}]+/gu;
-const UNSEGMENTED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 
 /** FNV-1a, 32 bits: stable across processes and versions (stored vectors depend on it). */
 function hash(text: string): number {
@@ -17,34 +15,18 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-/** Words (plurals folded too), and for scripts written without spaces (Chinese, Japanese, Thai) characters and bigrams. */
-export function lexicalFeatures(text: string): string[] {
-  const features: string[] = [];
-  for (const [word] of text.toLowerCase().normalize('NFKC').matchAll(WORD)) {
-    if (!UNSEGMENTED.test(word)) {
-      features.push(word);
-      // A crude plural fold ("refunds" also counts as "refund"): lexical matching's commonest miss.
-      if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) features.push(word.slice(0, -1));
-      continue;
-    }
-    const chars = [...word];
-    for (let i = 0; i < chars.length; i++) {
-      features.push(chars[i]!);
-      if (i + 1 < chars.length) features.push(chars[i]! + chars[i + 1]!);
-    }
-  }
-  return features;
-}
-
 /**
  * Built-in embeddings with no model and no network: feature hashing of words (and of characters
  * and bigrams in unsegmented scripts) into a fixed-size unit vector. Lexical, not semantic — what
  * an install with no embedding provider gets, labelled `local/hashing-v1`. Deterministic, so the
- * test kit's fake model answers `/v1/embeddings` with it too.
+ * test kit's fake model answers `/v1/embeddings` with it too. A search query is hashed without its
+ * stopwords (`embedQuery`): lexical vectors have no weighting that would make "how", "do" and "my"
+ * count for less than the words that matter.
  *
  * @example
  * const model = createLocalEmbeddingModel();
  * const [a, b] = await model.embed(['refund policy', 'How do refunds work?']);
+ * const [query] = await model.embedQuery!(['How do I get a refund?']);
  */
 export function createLocalEmbeddingModel(options: { dimensions?: number } = {}): EmbeddingModel {
   const dimensions = options.dimensions ?? 256;
@@ -56,13 +38,20 @@ export function createLocalEmbeddingModel(options: { dimensions?: number } = {})
     async embed(texts) {
       return texts.map((text) => hashEmbedding(text, dimensions));
     },
+    async embedQuery(texts) {
+      return texts.map((text) => hashFeatures(queryFeatures(text), dimensions));
+    },
   };
 }
 
 /** One text's hashed vector (sublinear term counts, signed buckets), unit length. */
 export function hashEmbedding(text: string, dimensions: number): Float32Array {
+  return hashFeatures(lexicalFeatures(text), dimensions);
+}
+
+function hashFeatures(features: readonly string[], dimensions: number): Float32Array {
   const counts = new Map<string, number>();
-  for (const feature of lexicalFeatures(text)) counts.set(feature, (counts.get(feature) ?? 0) + 1);
+  for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
   const vector = new Float32Array(dimensions);
   for (const [feature, count] of counts) {
     const h = hash(feature);

@@ -8,7 +8,7 @@ import {
   searchKnowledgeByVector,
 } from '@agentry/db';
 import type { EmbeddingModel } from '@agentry/llm';
-import { lexicalFeatures } from '@agentry/provider-demo';
+import { queryFeatures } from '@agentry/provider-demo';
 import type { KnowledgeHit, KnowledgeSearch, VectorSearchKind } from '../types.ts';
 import { fuseRankings } from './reciprocal-rank-fusion.ts';
 
@@ -87,7 +87,7 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): StoreKno
               spec: group[0]!.embeddingModel,
               dimensions: group[0]!.dimensions,
             });
-            const [vector] = await model.embed([query], { signal });
+            const [vector] = await (model.embedQuery ?? model.embed).call(model, [query], { signal });
             return searchKnowledgeByVector(options.db, tenantId, {
               baseIds: group.map((base) => base.id),
               vector: vector!,
@@ -98,7 +98,7 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): StoreKno
         ),
         searchKnowledgeByText(options.db, tenantId, {
           baseIds: bases.map((base) => base.id),
-          features: lexicalFeatures(query),
+          features: queryFeatures(query),
           limit: candidates,
         }),
       ]);

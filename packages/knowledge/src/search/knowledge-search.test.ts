@@ -9,7 +9,7 @@ import {
   searchKnowledgeByText,
   searchKnowledgeByVector,
 } from '@agentry/db';
-import { createLocalEmbeddingModel, lexicalFeatures } from '@agentry/provider-demo';
+import { createLocalEmbeddingModel, lexicalFeatures, queryFeatures } from '@agentry/provider-demo';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from '@agentry/testkit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,7 @@ describe.each(cases)('knowledge search on $kind ($setting)', ({ kind, setting })
           '退款将在收到退货后十四天内支付。',
           'Passwords can be reset from the account page.',
           "Weird input: it's a back\\slash & pipe | and (parens) !not :* prefix",
+          'What do I do if my order is late? You can do what I do: ask us how, and we do it for you.',
         ]),
         pages: null,
       },
@@ -108,6 +109,19 @@ describe.each(cases)('knowledge search on $kind ($setting)', ({ kind, setting })
     });
     expect(hits[0]).toMatchObject({ title: 'Handbook', headingPath: ['Guide', 'Part 0'], knowledgeBaseId: baseId });
     expect(hits[0]!.text).toContain('Refunds');
+  });
+
+  it('common words do not outrank the words that matter ("How do I reset my password?")', async () => {
+    const query = 'How do I reset my password?';
+    const byText = await searchKnowledgeByText(database.db, tenantA, {
+      baseIds: [baseId],
+      features: queryFeatures(query),
+      limit: 3,
+    });
+    // The passage of only common words matched nothing that matters: it is not a hit at all.
+    expect(byText.map((hit) => hit.text)).toEqual(['Passwords can be reset from the account page.']);
+    const hits = await search().search({ tenantId: tenantA, knowledgeBases: ['Help'], query, topK: 3 });
+    expect(hits[0]!.text, hits.map((hit) => hit.text).join(' | ')).toContain('Passwords');
   });
 
   it('a Chinese query finds the Chinese chunk (by id too)', async () => {
