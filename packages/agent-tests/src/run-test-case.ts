@@ -174,7 +174,7 @@ async function playTurn(
   const flowEvents = await followRun(deps, started.run, definition);
   const run = (await getRun(deps.db, tenant.id, started.run.id)) ?? started.run;
   // Out of time: the run is stopped, not left spending the tenant's tokens (the case reports it as it was).
-  if (!FINAL_RUN_STATUSES.includes(run.status)) await deps.runs.cancel(run);
+  if (!FINAL_RUN_STATUSES.includes(run.status)) await deps.runs.cancel(run, { bestEffort: true });
   const messages = await listRunMessages(deps.db, tenant.id, run.id);
   return { run, seen: observeTurn(messages, flowEvents) };
 }

@@ -16,6 +16,11 @@ export interface CancelRunOptions {
    * False when every active run of the conversation is being stopped (people take it over).
    */
   startNext?: boolean;
+  /**
+   * Whether a running run's worker that cannot be told (its control channel is down) is not an
+   * error: the request stays on the run (default false: the error, e.g. 503, reaches the caller).
+   */
+  bestEffort?: boolean;
 }
 
 /**
@@ -43,7 +48,8 @@ export async function cancelRun(deps: CancelRunDeps, run: Run, options: CancelRu
     return { ...requested, status: 'cancelled' };
   }
   // Running (or it started between the two reads): its worker stops it.
-  await deps.control.cancel(run.id).catch(() => {});
+  const told = deps.control.cancel(run.id);
+  await (options.bestEffort ? told.catch(() => {}) : told);
   return requested;
 }
 

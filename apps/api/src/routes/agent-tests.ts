@@ -612,7 +612,8 @@ export function agentTestRoutes(deps: ApiDeps, runs: RunService) {
         .catch(() => '');
       await audit(deps.db, c, 'test_run.cancelled', { type: 'agent', id: agent.id }, { test_run_id: run.id });
       // Its turns in flight stop too: nothing will read their answers.
-      for (const active of await activeTestRunRuns(deps.db, run.tenantId, run.id)) await runs.cancel(active);
+      for (const active of await activeTestRunRuns(deps.db, run.tenantId, run.id))
+        await runs.cancel(active, { bestEffort: true });
     }
     return c.json(testRunView(ended ?? run));
   });

@@ -384,6 +384,6 @@ async function fallbackSummary(db: Db, tenantId: string, id: string): Promise<st
  */
 async function stopActiveRuns(deps: ApiDeps, runs: RunService, conversation: Conversation): Promise<void> {
   for (const run of await activeRuns(deps.db, conversation.tenantId, conversation.id)) {
-    await runs.cancel(run, { startNext: false });
+    await runs.cancel(run, { startNext: false, bestEffort: true });
   }
 }

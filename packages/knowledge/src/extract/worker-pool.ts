@@ -16,6 +16,7 @@ const IDLE_MS = 60_000;
 export const EXTRACT_MEMORY_MB = 512;
 /** How much of a reader's stderr is kept to tell why it ended (a heap-limit crash prints there). */
 const STDERR_TAIL_CHARS = 4096;
+/** The reader process's entry point. */
 const READER = fileURLToPath(new URL('./extract-worker.ts', import.meta.url));
 /** How long one extraction may take unless the caller says otherwise. */
 export const EXTRACT_TIMEOUT_MS = 60_000;
