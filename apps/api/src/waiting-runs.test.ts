@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { waitUntil } from '@agentry/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -270,7 +271,7 @@ describe.each(modes)('runs nobody answers expire (%s)', (mode) => {
       error: { code: 'waiting_timeout' },
     });
 
-    const hook = await until(() =>
+    const hook = await waitUntil(() =>
       h.endpoint.requests.find((r) => r.path === '/hooks' && (r.json as any)?.data?.run_id === first.json.id),
     );
     expect(hook.json).toMatchObject({
@@ -311,17 +312,6 @@ describe.each(modes)('runs nobody answers expire (%s)', (mode) => {
     expect((await waitForRun(h, key, run.id)).status).toBe('completed');
   }, 30_000);
 });
-
-/** Polls until `probe` finds something (or fails after `timeoutMs`). */
-async function until<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Polls a run until it has `status` (or is final). */
 async function waitForStatus(h: Harness, key: string, runId: string, status: string): Promise<any> {

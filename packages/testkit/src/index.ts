@@ -21,3 +21,4 @@ export {
   type TestDatabaseKind,
   testDatabaseKinds,
 } from './test-database.ts';
+export { waitUntil } from './wait-until.ts';

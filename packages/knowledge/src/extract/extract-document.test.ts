@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAppError } from '@agentry/errors';
+import { waitUntil } from '@agentry/testkit';
 import { describe, expect, it } from 'vitest';
 import { makeDocx, makeHtmlPage, makePdf } from '../test-support/make-documents.ts';
 import type { ExtractInput, ExtractLimits } from '../types.ts';
@@ -214,7 +215,7 @@ describe('extractDocument: isolation', () => {
     const bytes = await makePdf(Array.from({ length: 200 }, (_, i) => ({ heading: `Part ${i}`, lines: ['Text.'] })));
     for (const signal of ['SIGABRT', 'SIGSEGV'] as const) {
       const pending = failure({ bytes, format: 'pdf' }, { ...limits, maxPages: 500 });
-      const pid = await waitFor(() => readerPids()[0]);
+      const pid = await waitUntil(() => readerPids()[0], { timeoutMs: 10_000, intervalMs: 2 });
       process.kill(pid, signal);
       const error = await pending;
       expect(error.code).toBe('document_unreadable');
@@ -244,16 +245,6 @@ function readerPids(): number[] {
     }
   }
   return pids;
-}
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 /** GBK-encodes text through the platform's decoder (build a reverse table for the characters used). */
