@@ -1,5 +1,5 @@
-import { conversations, type Run, runs, withSystemScope } from '@agentry/db';
-import type { FakeRequest, FakeTurn } from '@agentry/testkit';
+import { conversations, FINAL_RUN_STATUSES, type Run, runs, withSystemScope } from '@agentry/db';
+import { type FakeRequest, type FakeTurn, waitUntil } from '@agentry/testkit';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, type Harness, readSse, runModes, startHarness } from './test-support/harness.ts';
@@ -9,7 +9,6 @@ const modes = runModes('agent-tests stop');
 const TURN_MS = 3000;
 /** The model answers "slowly" after this long: well past the turn's time. */
 const SLOW_MS = 10_000;
-const FINAL = ['completed', 'failed', 'cancelled'];
 
 /** Greets at once, unless the user says "slowly". */
 function model(req: FakeRequest): FakeTurn {
@@ -18,8 +17,6 @@ function model(req: FakeRequest): FakeTurn {
     ? { type: 'reply', text: 'Finally, hello.', delayMs: SLOW_MS }
     : { type: 'reply', text: 'Hello!' };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(modes)('test turns that stop early (%s)', (mode) => {
   let h: Harness;
@@ -49,16 +46,15 @@ describe.each(modes)('test turns that stop early (%s)', (mode) => {
         .where(sql`${conversations.test}->>'testRunId' = ${testRunId}`),
     ).then((rows) => rows.map((r) => r.run));
   const runStatus = async (runId: string) => (await call(h, 'GET', `/v1/runs/${runId}`, { key })).json.status;
-  /** Polls the run until it is final or `ms` passed; its status then. */
-  const settle = async (runId: string, ms: number) => {
-    const deadline = Date.now() + ms;
-    let status = await runStatus(runId);
-    while (!FINAL.includes(status) && Date.now() < deadline) {
-      await sleep(100);
-      status = await runStatus(runId);
-    }
-    return status;
-  };
+  /** The run's status once it is final (throws past `ms`). */
+  const settle = (runId: string, ms: number) =>
+    waitUntil(
+      async () => {
+        const status = await runStatus(runId);
+        return FINAL_RUN_STATUSES.includes(status) ? status : undefined;
+      },
+      { timeoutMs: ms, intervalMs: 100 },
+    );
 
   it('a turn past its time fails its case with the reason, and its run is cancelled, not left spending tokens', async () => {
     const id = await startTestRun([
@@ -79,16 +75,14 @@ describe.each(modes)('test turns that stop early (%s)', (mode) => {
 
   it('cancelling a test run cancels the runs of its turns in flight at once', async () => {
     const id = await startTestRun([{ name: 'slow', turns: [{ user: 'Say hello slowly', expect: [] }] }]);
-    let inFlight: Run | undefined;
-    for (const until = Date.now() + 10_000; !inFlight && Date.now() < until; await sleep(50)) {
-      inFlight = (await turnRuns(id)).find((r) => r.status === 'running');
-    }
-    expect(inFlight, 'the turn’s run started').toBeDefined();
+    const inFlight = await waitUntil(async () => (await turnRuns(id)).find((r) => r.status === 'running'), {
+      timeoutMs: 10_000,
+    });
     const cancelled = await call(h, 'POST', `/v1/agents/${agent}/test-runs/${id}/cancel`, { key });
     expect(cancelled.json.status).toBe('cancelled');
     // Asked at once (not left to the turn's time to run out), and it ends cancelled.
-    const [now] = (await turnRuns(id)).filter((r) => r.id === inFlight!.id);
+    const [now] = (await turnRuns(id)).filter((r) => r.id === inFlight.id);
     expect(now!.cancelRequestedAt).not.toBeNull();
-    expect(await settle(inFlight!.id, SLOW_MS - 2000)).toBe('cancelled');
+    expect(await settle(inFlight.id, SLOW_MS - 2000)).toBe('cancelled');
   });
 });
